@@ -1,0 +1,58 @@
+"""Helpers every command module shares: options, settings, JSON output, failures.
+
+Commands are thin: parse options, call the library, render. Anything more belongs in
+the library.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+from skilldeck.config import Settings, load_settings
+
+RootOption = Annotated[
+    list[Path] | None,
+    typer.Option("--root", help="Skill root to scan before the default roots (repeatable)."),
+]
+NoDefaultsOption = Annotated[
+    bool, typer.Option("--no-defaults", help="Scan only the --root directories.")
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+
+
+def settings_from_cli(**overrides: Any) -> Settings:
+    return load_settings(**overrides)
+
+
+def print_json(data: Any) -> None:
+    """JSON on stdout, UTF-8, one document; paths and other objects as strings."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    sys.stdout.write("\n")
+
+
+def print_jsonl(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def fail(message: str, *, code: int = 1) -> NoReturn:
+    """Print a one-line error to stderr and exit with ``code`` (2 = usage error)."""
+    sys.stderr.write(f"error: {message}\n")
+    raise typer.Exit(code)
+
+
+def stderr_console() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def stdout_console() -> Any:
+    from rich.console import Console
+
+    return Console()

@@ -1,0 +1,248 @@
+"""Settings: TOML files, then environment, then explicit arguments.
+
+Precedence, lowest to highest:
+
+1. built-in defaults (below)
+2. user config ``$SKILLDECK_HOME/config.toml`` (``SKILLDECK_HOME`` defaults to
+   ``~/.skilldeck``)
+3. workspace config ``./.skilldeck/config.toml`` — a project overrides the user
+4. environment: ``SKILLDECK_<SECTION>__<KEY>`` (e.g. ``SKILLDECK_SKILLS__PROMPT_BUDGET``),
+   plus ``SKILLDECK_MODEL`` for the default model
+5. keyword arguments to :func:`load_settings` (what CLI flags become)
+
+Tables merge deeply, so a workspace file that sets one key keeps the user's others.
+Writes (``skills enable/disable``) go through :func:`update_config_file`, which
+writes atomically so a crash never leaves a half-written config.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import tomli_w
+from pydantic import BaseModel, Field, ValidationError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from skilldeck._atomic import atomic_write_text
+from skilldeck.errors import ConfigError
+
+CONFIG_FILENAME = "config.toml"
+WORKSPACE_DIRNAME = ".skilldeck"
+
+
+def skilldeck_home() -> Path:
+    """``$SKILLDECK_HOME`` or ``~/.skilldeck``: user skills, config, cache, sessions."""
+    env = os.environ.get("SKILLDECK_HOME")
+    return Path(env).expanduser() if env else Path.home() / ".skilldeck"
+
+
+class HintSettings(BaseModel):
+    enabled: bool = True
+    k: int = 3
+    threshold: float = 0.35
+
+
+class SkillSettings(BaseModel):
+    #: extra skill directories, searched after the user root, in listed order
+    dirs: list[Path] = Field(default_factory=list)
+    disabled: list[str] = Field(default_factory=list)
+    #: per-skill settings, e.g. ``[skills.settings.my-skill] env = ["GITHUB_TOKEN"]``
+    settings: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    prompt_budget: int = 8000
+    strict: bool = False
+    script_timeout: float = 30.0
+    output_cap: int = 1024 * 1024
+    code_skills: Literal["on", "audit", "off"] = "audit"
+    trusted: list[str] = Field(default_factory=list)
+    dynamic_context: bool = True
+    #: what composition does when one skill allows a tool another forbids
+    conflicts: Literal["resolve", "reject"] = "resolve"
+    coding_pipeline: list[str] = Field(
+        default_factory=lambda: ["specification-engine", "opencode-implementer"]
+    )
+    hints: HintSettings = Field(default_factory=HintSettings)
+
+
+class ModelSettings(BaseModel):
+    default: str | None = None
+    base_url: str | None = None
+    #: context window per model name (``provider:model`` or bare model) in tokens
+    context_windows: dict[str, int] = Field(default_factory=dict)
+    max_retries: int = 3
+    request_timeout: float = 120.0
+
+
+class AgentSettings(BaseModel):
+    max_turns: int = 25
+    context_fraction: float = 0.7
+    tool_output_limit: int = 30_000
+    max_depth: int = Field(default=1, ge=0, le=3)
+    max_concurrent_subagents: int = 4
+    max_tool_calls: int | None = None
+    max_tokens: int | None = None
+    max_wall_seconds: float | None = None
+
+
+class PermissionSettings(BaseModel):
+    mode: Literal["default", "acceptEdits", "plan", "bypassPermissions"] = "default"
+    allow: list[str] = Field(default_factory=list)
+    ask: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+
+
+class SandboxSettings(BaseModel):
+    mode: Literal["auto", "required", "off"] = "auto"
+    network: bool = False
+
+
+class MCPServerConfig(BaseModel):
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    url: str | None = None
+
+
+class MCPSettings(BaseModel):
+    servers: dict[str, MCPServerConfig] = Field(default_factory=dict)
+    #: whether `skilldeck mcp serve` exposes run_skill_script
+    allow_scripts: bool = False
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="SKILLDECK_", env_nested_delimiter="__", extra="ignore"
+    )
+
+    home: Path = Field(default_factory=skilldeck_home)
+    workspace: Path = Field(default_factory=Path.cwd)
+    model: str | None = None
+    skills: SkillSettings = Field(default_factory=SkillSettings)
+    models: ModelSettings = Field(default_factory=ModelSettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+    permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    mcp: MCPSettings = Field(default_factory=MCPSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings)
+
+    @property
+    def user_config_path(self) -> Path:
+        return self.home / CONFIG_FILENAME
+
+    @property
+    def workspace_config_path(self) -> Path:
+        return self.workspace / WORKSPACE_DIRNAME / CONFIG_FILENAME
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache"
+
+    @property
+    def sessions_db(self) -> Path:
+        return self.home / "sessions.db"
+
+    def skill_settings(self, name: str) -> dict[str, Any]:
+        return dict(self.skills.settings.get(name, {}))
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Read one TOML file; a missing file is empty, a broken one is a ConfigError."""
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(
+            f"{path}: invalid TOML ({e}). Fix the file or move it aside.", path=path
+        ) from e
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read config ({e.strerror}).", path=path) from e
+
+
+def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def load_settings(
+    *, workspace: Path | None = None, home: Path | None = None, **overrides: Any
+) -> Settings:
+    """Build Settings from files, environment and ``overrides`` (highest)."""
+    home = (home or skilldeck_home()).expanduser()
+    workspace = (workspace or Path.cwd()).resolve()
+    data = deep_merge(
+        read_toml(home / CONFIG_FILENAME),
+        read_toml(workspace / WORKSPACE_DIRNAME / CONFIG_FILENAME),
+    )
+    data = deep_merge(data, _env_overrides())
+    data = deep_merge(data, {k: v for k, v in overrides.items() if v is not None})
+    data["home"] = home
+    data["workspace"] = workspace
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(
+            f"Invalid setting {loc!r}: {first['msg']}. Check {home / CONFIG_FILENAME} and "
+            f"{workspace / WORKSPACE_DIRNAME / CONFIG_FILENAME}."
+        ) from e
+
+
+def _env_overrides() -> dict[str, Any]:
+    """``SKILLDECK_A__B=v`` → ``{"a": {"b": v}}``; values parsed as TOML when they can be."""
+    out: dict[str, Any] = {}
+    if model := os.environ.get("SKILLDECK_MODEL"):
+        out["model"] = model
+    for key, raw in os.environ.items():
+        if not key.startswith("SKILLDECK_") or "__" not in key:
+            continue
+        parts = key[len("SKILLDECK_") :].lower().split("__")
+        node = out
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = _parse_env_value(raw)
+    return out
+
+
+def _parse_env_value(raw: str) -> Any:
+    try:
+        return tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        return raw
+
+
+def update_config_file(path: Path, updates: dict[str, Any]) -> None:
+    """Deep-merge ``updates`` into the TOML file at ``path``, atomically."""
+    current = read_toml(path)
+    merged = deep_merge(current, updates)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, tomli_w.dumps(_jsonable(merged)))
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value

@@ -1,0 +1,194 @@
+"""The one error hierarchy of skilldeck.
+
+Every error skilldeck raises on purpose derives from :class:`SkilldeckError`, so a
+caller can catch the whole family with one ``except`` and a CLI can turn any of them
+into a clean one-line message instead of a traceback::
+
+    SkilldeckError
+    ├── ConfigError                 bad or unreadable config file / setting
+    ├── SkillError
+    │   ├── SkillParseError         SKILL.md unreadable: YAML, frontmatter, encoding
+    │   ├── SkillValidationError    SKILL.md parsed but breaks a rule (has diagnostics)
+    │   ├── SkillNotFoundError      no skill by that name (has suggestions)
+    │   ├── SkillUnavailableError   exists but gated: disabled, missing tool/bin/env
+    │   ├── SkillExecutionError     a script or code skill failed to run
+    │   ├── ResourceAccessError     a level-3 path escaped the skill folder
+    │   └── PackageError            .skill archive refused or signature bad
+    ├── PolicyError                 a skill set cannot be composed (has diagnostics)
+    ├── PermissionDeniedError       a tool call denied by rules or by the user
+    ├── SandboxError                sandbox required but unavailable / failed
+    ├── ToolError                   a tool failed in a way the model should see
+    ├── ModelError
+    │   ├── ModelConfigError        unknown provider, missing API key or base URL
+    │   ├── ModelConnectionError    server unreachable after retries
+    │   └── ScriptExhaustedError    the scripted model ran out of lines
+    ├── SessionError
+    │   └── SessionNotFoundError
+    └── MCPError
+
+Messages say what went wrong, where, and how to fix it. Exceptions carry data
+(``path``, ``line``, ``code``, ``diagnostics``) and never have side effects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from skilldeck.skills.diagnostics import Diagnostic
+
+__all__ = [
+    "ConfigError",
+    "MCPError",
+    "ModelConfigError",
+    "ModelConnectionError",
+    "ModelError",
+    "PackageError",
+    "PermissionDeniedError",
+    "PolicyError",
+    "ResourceAccessError",
+    "SandboxError",
+    "ScriptExhaustedError",
+    "SessionError",
+    "SessionNotFoundError",
+    "SkillError",
+    "SkillExecutionError",
+    "SkillNotFoundError",
+    "SkillParseError",
+    "SkillUnavailableError",
+    "SkillValidationError",
+    "SkilldeckError",
+    "ToolError",
+]
+
+
+class SkilldeckError(Exception):
+    """Base of every error skilldeck raises deliberately."""
+
+
+class ConfigError(SkilldeckError):
+    """A config file or setting is invalid; the message names the file and key."""
+
+    def __init__(self, message: str, *, path: Path | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class SkillError(SkilldeckError):
+    """Base for errors about one skill."""
+
+
+class SkillParseError(SkillError):
+    """A SKILL.md could not be read as frontmatter + body.
+
+    ``code`` is a stable rule code (``SD001``…), ``line`` is 1-based when known.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: Path | None = None,
+        line: int | None = None,
+        code: str = "SD000",
+    ) -> None:
+        where = f"{path}:{line}: " if path and line else (f"{path}: " if path else "")
+        super().__init__(f"{where}{message}")
+        self.bare_message = message
+        self.path = path
+        self.line = line
+        self.code = code
+
+
+class SkillValidationError(SkillError):
+    """A skill parsed but breaks one or more rules; all of them are in ``diagnostics``."""
+
+    def __init__(
+        self, message: str, *, path: Path | None = None, diagnostics: Sequence[Diagnostic] = ()
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.diagnostics = list(diagnostics)
+
+
+class SkillNotFoundError(SkillError, LookupError):
+    """No skill has that name; ``suggestions`` holds close matches."""
+
+    def __init__(self, name: str, *, suggestions: Sequence[str] = ()) -> None:
+        hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
+        super().__init__(
+            f"No skill named {name!r}.{hint} Run `skilldeck skills list` to see what is available."
+        )
+        self.name = name
+        self.suggestions = list(suggestions)
+
+
+class SkillUnavailableError(SkillError):
+    """The skill exists but cannot be used here; ``reason`` says why."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"Skill {name!r} is unavailable: {reason}")
+        self.name = name
+        self.reason = reason
+
+
+class SkillExecutionError(SkillError):
+    """Running a script or code skill failed before it could produce a result."""
+
+
+class ResourceAccessError(SkillError):
+    """A level-3 resource path points outside its skill folder, or does not exist."""
+
+
+class PackageError(SkillError):
+    """A .skill archive or folder was refused at pack, install or verify time."""
+
+
+class PolicyError(SkilldeckError):
+    """A skill set cannot be composed; ``diagnostics`` lists every reason."""
+
+    def __init__(self, message: str, *, diagnostics: Sequence[Diagnostic] = ()) -> None:
+        super().__init__(message)
+        self.diagnostics = list(diagnostics)
+
+
+class PermissionDeniedError(SkilldeckError):
+    """A tool call was denied by a rule, a mode or the user."""
+
+
+class SandboxError(SkilldeckError):
+    """The sandbox is required but unavailable, or failed to start."""
+
+
+class ToolError(SkilldeckError):
+    """A tool failed; the loop turns this into an error result for the model."""
+
+
+class ModelError(SkilldeckError):
+    """Base for errors talking to a language model."""
+
+
+class ModelConfigError(ModelError):
+    """The model spec or its credentials are wrong; the message names the fix."""
+
+
+class ModelConnectionError(ModelError):
+    """The model server could not be reached or kept failing after retries."""
+
+
+class ScriptExhaustedError(ModelError):
+    """The scripted model has no line left for this conversation."""
+
+
+class SessionError(SkilldeckError):
+    """The session store failed or a session cannot continue."""
+
+
+class SessionNotFoundError(SessionError, LookupError):
+    """No session has that id."""
+
+
+class MCPError(SkilldeckError):
+    """An MCP server failed to start, or answered with an error."""

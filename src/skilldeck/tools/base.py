@@ -1,0 +1,176 @@
+"""What a tool is, what it gets, what it returns, and the registry that holds them.
+
+A tool is one object: a name (Claude Code's, so skills written for it work), a
+description, a pydantic input model (its JSON Schema is what the model sees) and an
+async ``run``. Model mistakes — bad arguments, missing files — come back as
+``ToolResult(is_error=True)`` the model can act on; only skilldeck's own bugs raise.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ValidationError
+
+from skilldeck.errors import SkilldeckError, ToolError
+
+if TYPE_CHECKING:
+    from skilldeck.config import Settings
+    from skilldeck.llm.messages import ToolSpec
+    from skilldeck.skills.registry import SkillRegistry
+
+
+@dataclass
+class PauseRequest:
+    """A tool asks the loop to stop and wait for a human (AskUserQuestion, an ``ask``
+    permission in a non-interactive run). ``payload`` is shown and stored."""
+
+    kind: str  # "ask_user" | "permission"
+    payload: dict[str, Any]
+
+
+@dataclass
+class ToolResult:
+    content: str
+    is_error: bool = False
+    #: structured result for programmatic callers (not shown to the model)
+    data: Any = None
+    pause: PauseRequest | None = None
+
+    @classmethod
+    def error(cls, message: str) -> ToolResult:
+        return cls(content=message, is_error=True)
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool may touch. One per session (shared by its tool calls)."""
+
+    session_id: str
+    workspace: Path
+    settings: Settings
+    #: directories file tools may touch; defaults to the workspace alone
+    roots: list[Path] = field(default_factory=list)
+    skills: SkillRegistry | None = None
+    agent_name: str = "main"
+    #: per-session mutable state: Bash cwd, todos, files read…
+    state: dict[str, Any] = field(default_factory=dict)
+    #: injected collaborators: "web_search" backend, "http_transport", "llm", …
+    services: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.roots:
+            self.roots = [self.workspace]
+
+
+class Tool(ABC):
+    """Base class. Subclasses set ``name``, ``description``, ``Input`` and ``run``."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Input: ClassVar[type[BaseModel]]
+    #: tools that never change anything (allowed in ``plan`` mode, by explore agents)
+    read_only: ClassVar[bool] = False
+
+    def input_schema(self) -> dict[str, Any]:
+        schema = self.Input.model_json_schema()
+        schema.pop("title", None)
+        return schema
+
+    def spec(self) -> ToolSpec:
+        from skilldeck.llm.messages import ToolSpec
+
+        return ToolSpec(name=self.name, description=self.description, input_schema=self.input_schema())
+
+    @abstractmethod
+    async def run(self, input: Any, ctx: ToolContext) -> ToolResult:
+        """Do the work; ``input`` is an instance of ``Input``."""
+
+    async def call(self, raw_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Validate ``raw_input`` and run; invalid input and ToolError become error results."""
+        try:
+            parsed = self.Input.model_validate(raw_input)
+        except ValidationError as e:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'input'}: {err['msg']}" for err in e.errors()
+            )
+            return ToolResult.error(f"Invalid input for {self.name}: {problems}")
+        try:
+            return await self.run(parsed, ctx)
+        except ToolError as e:
+            return ToolResult.error(str(e))
+        except SkilldeckError as e:
+            return ToolResult.error(f"{type(e).__name__}: {e}")
+
+
+class ToolRegistry:
+    """Holds tools by name; exports them for OpenAI and Anthropic; dispatches calls."""
+
+    def __init__(self, tools: list[Tool] | None = None) -> None:
+        self._tools: dict[str, Tool] = {}
+        self._aliases: dict[str, str] = {}
+        for tool in tools or []:
+            self.register(tool)
+
+    def register(self, tool: Tool, *, aliases: tuple[str, ...] = ()) -> None:
+        self._tools[tool.name] = tool
+        for alias in aliases:
+            self._aliases[alias] = tool.name
+
+    def unregister(self, name: str) -> None:
+        self._tools.pop(name, None)
+        self._aliases = {a: t for a, t in self._aliases.items() if t != name}
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name) or self._tools.get(self._aliases.get(name, ""))
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get(name) is not None
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def subset(self, names: set[str] | list[str]) -> ToolRegistry:
+        """A registry holding only ``names`` (aliases follow their tool)."""
+        keep = set(names)
+        sub = ToolRegistry([t for n, t in self._tools.items() if n in keep])
+        sub._aliases = {a: t for a, t in self._aliases.items() if t in keep}
+        return sub
+
+    def specs(self) -> list[ToolSpec]:
+        return [t.spec() for t in self._tools.values()]
+
+    def to_openai(self) -> list[dict[str, Any]]:
+        """Tools in OpenAI function-calling form (chat completions ``tools=``)."""
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": s.name,
+                    "description": s.description,
+                    "parameters": s.input_schema,
+                },
+            }
+            for s in self.specs()
+        ]
+
+    def to_anthropic(self) -> list[dict[str, Any]]:
+        """Tools in Anthropic messages form (``tools=``)."""
+        return [
+            {"name": s.name, "description": s.description, "input_schema": s.input_schema}
+            for s in self.specs()
+        ]
+
+    async def dispatch(self, name: str, raw_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        tool = self.get(name)
+        if tool is None:
+            return ToolResult.error(
+                f"Unknown tool {name!r}. Available tools: {', '.join(sorted(self._tools))}."
+            )
+        return await tool.call(raw_input, ctx)
