@@ -40,7 +40,9 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
-def skilldeck_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def skilldeck_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
     """Every test gets its own empty SKILLDECK_HOME and HOME, so user roots are empty."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("SKILLDECK_HOME", str(home / ".skilldeck"))

@@ -41,8 +41,10 @@ class Diagnostic:
         return data
 
     def __str__(self) -> str:
-        where = f"{self.path}:{self.line}: " if self.path and self.line else (
-            f"{self.path}: " if self.path else ""
+        where = (
+            f"{self.path}:{self.line}: "
+            if self.path and self.line
+            else (f"{self.path}: " if self.path else "")
         )
         return f"{where}{self.code} {self.rule}: {self.message}"
 

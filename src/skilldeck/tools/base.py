@@ -83,7 +83,9 @@ class Tool(ABC):
     def spec(self) -> ToolSpec:
         from skilldeck.llm.messages import ToolSpec
 
-        return ToolSpec(name=self.name, description=self.description, input_schema=self.input_schema())
+        return ToolSpec(
+            name=self.name, description=self.description, input_schema=self.input_schema()
+        )
 
     @abstractmethod
     async def run(self, input: Any, ctx: ToolContext) -> ToolResult:
@@ -95,7 +97,8 @@ class Tool(ABC):
             parsed = self.Input.model_validate(raw_input)
         except ValidationError as e:
             problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or 'input'}: {err['msg']}" for err in e.errors()
+                f"{'.'.join(str(p) for p in err['loc']) or 'input'}: {err['msg']}"
+                for err in e.errors()
             )
             return ToolResult.error(f"Invalid input for {self.name}: {problems}")
         try:
