@@ -24,8 +24,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
+from skilldeck.agent.gate import GateDecision
+from skilldeck.llm.messages import ToolCall
 from skilldeck.skills.policy import ToolPolicy
 from skilldeck.skills.toolrules import ToolRule, parse_rules
+from skilldeck.tools.base import ToolContext
 
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
 MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions")
@@ -149,3 +152,34 @@ class PermissionPolicy:
         """Tools shown to the model: the skill policy's set minus wholly denied tools."""
         names = self.skill_policy.visible_tools(available)
         return {n for n in names if not any(r.whole_tool and r.names_tool(n) for r in self.deny)}
+
+
+def _preview(tool_input: Mapping[str, Any], limit: int = 400) -> str:
+    import json
+
+    text = json.dumps(dict(tool_input), ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class PermissionGate:
+    """The loop's :class:`~skilldeck.agent.gate.ToolGate` backed by a PermissionPolicy."""
+
+    def __init__(self, policy: PermissionPolicy) -> None:
+        self.policy = policy
+
+    async def check(self, call: ToolCall, ctx: ToolContext) -> GateDecision:
+        decision = self.policy.evaluate(call.name, call.input, workspace=ctx.workspace)
+        if decision.verdict is Verdict.ALLOW:
+            return GateDecision.allow()
+        if decision.verdict is Verdict.DENY:
+            return GateDecision.deny(f"Permission denied: {decision.reason}.")
+        payload = {
+            "tool": call.name,
+            "input": dict(call.input),
+            "preview": _preview(call.input),
+            "reason": decision.reason,
+        }
+        return GateDecision.ask(payload, reason=decision.reason)
+
+    def remember(self, call: ToolCall, ctx: ToolContext) -> None:
+        self.policy.allow_always(call.name, call.input)
