@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ValidationError
 
 from skilldeck.errors import SkilldeckError, ToolError
+from skilldeck.llm.messages import RAW_ARGUMENTS_KEY
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
@@ -54,6 +55,9 @@ class ToolContext:
     settings: Settings
     #: directories file tools may touch; defaults to the workspace alone
     roots: list[Path] = field(default_factory=list)
+    #: extra directories file tools may read but never write (e.g. skill folders
+    #: outside the workspace); the folders of ``skills`` are readable as well
+    read_roots: list[Path] = field(default_factory=list)
     skills: SkillRegistry | None = None
     agent_name: str = "main"
     #: per-session mutable state: Bash cwd, todos, files read…
@@ -93,6 +97,12 @@ class Tool(ABC):
 
     async def call(self, raw_input: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Validate ``raw_input`` and run; invalid input and ToolError become error results."""
+        if set(raw_input) == {RAW_ARGUMENTS_KEY}:  # the model's arguments were not JSON
+            return ToolResult.error(
+                f"Invalid input for {self.name}: the arguments are not a JSON object "
+                f"({str(raw_input[RAW_ARGUMENTS_KEY])[:200]!r}). Call the tool again with "
+                "valid JSON arguments."
+            )
         try:
             parsed = self.Input.model_validate(raw_input)
         except ValidationError as e:

@@ -1,0 +1,401 @@
+"""The ``Skill`` tool: how the model loads, runs and searches skills.
+
+One tool, four behaviours, and the first line of the result says which happened:
+
+* ``{"skill": "x"}`` on a **prompt skill** → "Loaded skill x (prompt)" and its level 2
+  (base directory, body with substitutions and dynamic context, list of files);
+* ``{"skill": "x", "args": …}`` on a **script skill** → "Ran script skill x" and the
+  script's JSON output; without ``args`` → its instructions (level 2), so the model
+  learns the parameters before calling again;
+* ``{"skill": "x", "args": …}`` on a **code skill** → "Ran code skill x" and what its
+  ``execute(ctx)`` returned;
+* ``{"query": "…"}`` → the best-matching skills (name, description, score), for the
+  skills that did not fit in the ``<available_skills>`` block.
+
+The description carries the ``<available_skills>`` block, and the input schema lists
+the invocable skill names as an enum (when there are not too many). Unknown,
+disabled and unavailable skills come back as error results with suggestions. The
+result's ``data`` holds the skill's ``allowed_tools``/``forbidden_tools`` so the
+permission layer can pre-approve (or forbid) what the skill needs.
+
+Collaborators come from ``ToolContext.services`` (the agent wires them):
+``"llm"`` (an LLMClient for code skills), ``"tool_dispatcher"`` (``call(name, input)``
+through the permission gate, for code skills), ``"permission_check"``
+(``(tool, input) -> reason | None``) or ``"tool_gate"`` (the loop's gate), used to
+vet dynamic-context commands as ``Bash`` calls.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import shlex
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, Field
+
+from skilldeck.errors import SkilldeckError, SkillNotFoundError, SkillUnavailableError
+from skilldeck.llm.messages import ToolCall, ToolSpec
+from skilldeck.sandbox import Sandbox
+from skilldeck.skills.codeskill import (
+    SkillContext,
+    keyword_score,
+    load_code_skill,
+    run_code_skill,
+)
+from skilldeck.skills.disclosure import render_available_skills, render_level2
+from skilldeck.skills.dynamic import expand_dynamic_context, shell_runner
+from skilldeck.skills.gating import apply_gating
+from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.runner import ScriptRunner
+from skilldeck.skills.skill import Skill, SkillKind
+from skilldeck.skills.toolrules import parse_rules
+from skilldeck.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
+
+__all__ = ["SkillInput", "SkillTool"]
+
+#: above this many invocable skills the schema carries no enum (use ``query``)
+ENUM_LIMIT = 256
+#: default deadline of a code skill without a ``timeout`` field (it may call a model)
+CODE_SKILL_TIMEOUT = 600.0
+_MAX_DEPTH = 4
+
+_BASE_DESCRIPTION = """\
+Use a skill: load its instructions, run it, or search for one.
+
+Skills are folders of instructions, scripts and resources for specialised tasks. When a \
+task matches a skill's description, call this tool with {"skill": "<name>"} BEFORE \
+doing the task yourself, then follow the instructions it returns (paths in them are \
+relative to the skill's base directory). Pass "args" to give arguments: a string for \
+prompt skills; an object for script and code skills (a script skill called without \
+"args" returns its instructions, with its parameters). Use {"query": "<what you \
+need>"} to search skills that are not listed below. Do not call a skill that is \
+already loaded in this conversation."""
+
+
+class SkillInput(BaseModel):
+    skill: str | None = Field(default=None, description="The skill's name, e.g. 'pdf'.")
+    args: str | dict[str, Any] | list[Any] | None = Field(
+        default=None,
+        description="Arguments: a string for prompt skills, a JSON object for script/code skills.",
+    )
+    query: str | None = Field(
+        default=None, description="Search the skills by what you need instead of naming one."
+    )
+
+
+class SkillTool(Tool):
+    name: ClassVar[str] = "Skill"
+    description: ClassVar[str] = _BASE_DESCRIPTION
+    Input: ClassVar[type[BaseModel]] = SkillInput
+
+    def __init__(
+        self,
+        registry: SkillRegistry,
+        *,
+        tools: ToolRegistry | None = None,
+        runner: ScriptRunner | None = None,
+        available_tools: set[str] | None = None,
+        list_in_description: bool = True,
+    ) -> None:
+        self.registry = registry
+        self.settings = registry.settings
+        self.tools = tools
+        self._runner = runner
+        #: the agent's tool names, for ``requires-tools`` gating (None = unknown)
+        self.available_tools = available_tools
+        if available_tools is None and tools is not None:
+            self.available_tools = {*tools.names(), self.name}
+        self.list_in_description = list_in_description
+
+    # ---- what the model sees -------------------------------------------------------
+
+    def invocable(self) -> list[Skill]:
+        """Skills the model may call: enabled, not gated, model-invocable."""
+        skills = self.registry.list()
+        apply_gating(skills, available_tools=self.available_tools)
+        return [s for s in skills if s.available and not s.metadata.disable_model_invocation]
+
+    def describe(self) -> str:
+        if not self.list_in_description:
+            return _BASE_DESCRIPTION
+        block = render_available_skills(self.invocable(), budget=self.settings.skills.prompt_budget)
+        return f"{_BASE_DESCRIPTION}\n\n{block}" if block else _BASE_DESCRIPTION
+
+    def input_schema(self) -> dict[str, Any]:
+        schema = super().input_schema()
+        names = sorted(s.name for s in self.invocable())
+        if names and len(names) <= ENUM_LIMIT:
+            schema["properties"]["skill"] = {
+                "anyOf": [{"type": "string", "enum": names}, {"type": "null"}],
+                "default": None,
+                "description": "The skill's name (one of the available skills).",
+            }
+        return schema
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(
+            name=self.name, description=self.describe(), input_schema=self.input_schema()
+        )
+
+    # ---- dispatch --------------------------------------------------------------------
+
+    async def run(self, input: Any, ctx: ToolContext) -> ToolResult:
+        args: SkillInput = input
+        if not args.skill:
+            if args.query:
+                return self._search(args.query)
+            return ToolResult.error('Give "skill" (a skill name) or "query" (what you need).')
+        try:
+            skill = self.lookup(args.skill)
+        except (SkillNotFoundError, SkillUnavailableError) as e:
+            return ToolResult.error(str(e))
+        return await self.invoke(skill, args.args, ctx)
+
+    async def invoke(
+        self, skill: Skill, raw_args: Any, ctx: ToolContext, *, run_without_args: bool = False
+    ) -> ToolResult:
+        """Load or run ``skill`` (see the module docstring). ``run_without_args`` runs a
+        script skill even without arguments (``skilldeck skills run``)."""
+        depth = int(ctx.state.get("skill_depth", 0))
+        if depth >= _MAX_DEPTH:
+            return ToolResult.error(f"Skills nested too deep (>{_MAX_DEPTH}) at {skill.name!r}.")
+        ctx.state["skill_depth"] = depth + 1
+        try:
+            if skill.kind is SkillKind.CODE:
+                return await self._run_code(skill, raw_args, ctx)
+            if skill.kind is SkillKind.SCRIPT and (run_without_args or _given(raw_args)):
+                return await self._run_script(skill, raw_args, ctx)
+            return await self._load(skill, raw_args, ctx)
+        except SkilldeckError as e:
+            return _result(skill, f"Skill {skill.name!r} failed: {e}", error=True, mode="failed")
+        finally:
+            ctx.state["skill_depth"] = depth
+
+    def lookup(self, raw: str) -> Skill:
+        """The skill the model means by ``raw`` (``/name`` accepted); raises
+        SkillNotFoundError / SkillUnavailableError with the reason."""
+        name = raw.strip().lstrip("/")
+        skill = self.registry.get(name)
+        apply_gating([skill], available_tools=self.available_tools)
+        if skill.unavailable_reason:
+            raise SkillUnavailableError(skill.name, skill.unavailable_reason)
+        if skill.metadata.disable_model_invocation:
+            raise SkillUnavailableError(
+                skill.name, "it can only be invoked by the user (disable-model-invocation)"
+            )
+        return skill
+
+    def _search(self, query: str) -> ToolResult:
+        ranked = [(s, score) for s, score in self._rank(query) if s in self.invocable()]
+        if not ranked:
+            return ToolResult(content=f"No skill matches {query!r}.", data={"matches": []})
+        lines = [f"Skills matching {query!r} (best first):"]
+        lines += [f"- {s.name} ({score:.2f}): {s.description}" for s, score in ranked]
+        lines.append('Load one with {"skill": "<name>"}.')
+        matches = [
+            {"name": s.name, "score": score, "description": s.description} for s, score in ranked
+        ]
+        return ToolResult(content="\n".join(lines), data={"matches": matches})
+
+    def _rank(self, query: str, k: int = 10) -> list[tuple[Skill, float]]:
+        """BM25 ranking from skills.match; keyword overlap when it is not installed."""
+        try:
+            from skilldeck.skills.match import SkillMatcher
+        except ImportError:
+            scored = [
+                (s, keyword_score(query, f"{s.name.replace('-', ' ')} {s.description}"))
+                for s in self.invocable()
+            ]
+            scored.sort(key=lambda pair: -pair[1])
+            return [(s, score) for s, score in scored[:k] if score > 0]
+        return [
+            (m.skill, m.score) for m in SkillMatcher.for_registry(self.registry).rank(query, k=k)
+        ]
+
+    # ---- the three kinds ---------------------------------------------------------------
+
+    async def _load(self, skill: Skill, raw_args: Any, ctx: ToolContext) -> ToolResult:
+        warnings: list[str] = []
+        text = render_level2(
+            skill,
+            arguments=_argument_string(raw_args, skill.metadata.arguments),
+            session_id=ctx.session_id,
+            project_dir=ctx.workspace,
+        )
+        sandbox = Sandbox.for_state(ctx.state, self.settings)
+        text = await expand_dynamic_context(
+            text,
+            run=shell_runner(
+                cwd=ctx.workspace,
+                timeout=self.settings.skills.script_timeout,
+                cap=self.settings.skills.output_cap,
+                sandbox=sandbox,
+                workspace=ctx.workspace,
+            ),
+            check=lambda command: self._check_bash(skill, command, ctx),
+            enabled=self.settings.skills.dynamic_context,
+            skill_name=skill.name,
+            warnings=warnings,
+        )
+        kind = skill.kind.value
+        head = f"Loaded skill {skill.name} ({kind})"
+        if skill.kind is SkillKind.SCRIPT:
+            head += (
+                f'\nThis is a script skill: run it with {{"skill": "{skill.name}", "args": '
+                "{...}} using the parameters described below."
+            )
+        return _result(
+            skill, f"{head}\n\n{text}", mode="loaded", warnings=warnings, extra={"text": text}
+        )
+
+    async def _run_script(self, skill: Skill, raw_args: Any, ctx: ToolContext) -> ToolResult:
+        runner = self._runner or ScriptRunner(
+            self.settings, sandbox=Sandbox.for_state(ctx.state, self.settings)
+        )
+        result = await runner.run(
+            skill, raw_args, session_id=ctx.session_id, workspace=ctx.workspace
+        )
+        if result.ok:
+            content = f"Ran script skill {skill.name}\n{result.render()}"
+        else:
+            content = f"Script skill {skill.name} failed\n{result.render()}"
+        return _result(
+            skill,
+            content,
+            error=not result.ok,
+            mode="ran",
+            warnings=result.warnings,
+            extra={
+                "result": result.value,
+                "exit_code": result.exit_code,
+                "sandboxed": result.sandboxed,
+            },
+        )
+
+    async def _run_code(self, skill: Skill, raw_args: Any, ctx: ToolContext) -> ToolResult:
+        instance = load_code_skill(skill, settings=self.settings)
+        per_skill = ctx.state.setdefault("code_skill_state", {}).setdefault(skill.name, {})
+        skill_ctx = SkillContext(
+            tools=self._dispatcher(skill, ctx),
+            llm=ctx.services.get("llm"),
+            session=ctx.session_id,
+            user_message=str(ctx.state.get("user_message", "")),
+            config=self.settings.skill_settings(skill.name),
+            args=raw_args,
+            skill_dir=skill.folder,
+            workspace=ctx.workspace,
+            state=per_skill,
+        )
+        timeout = float(skill.metadata.timeout or CODE_SKILL_TIMEOUT)
+        outcome = await run_code_skill(instance, skill_ctx, timeout=timeout)
+        verb = "Ran code skill" if outcome.success else "Code skill failed:"
+        return _result(
+            skill,
+            f"{verb} {skill.name}\n{outcome.render()}",
+            error=not outcome.success,
+            mode="ran",
+            extra={"result": outcome.to_dict(), "prompt_injection": outcome.prompt_injection},
+        )
+
+    # ---- collaborators -----------------------------------------------------------------
+
+    def _dispatcher(self, skill: Skill, ctx: ToolContext) -> Any:
+        wired = ctx.services.get("tool_dispatcher")
+        if wired is not None:
+            return wired
+        return _GatedDispatcher(self._tool_registry(), ctx, self, skill)
+
+    def _tool_registry(self) -> ToolRegistry:
+        if self.tools is None:
+            from skilldeck.tools.builtin import builtin_tools
+
+            self.tools = ToolRegistry([*builtin_tools(), self])
+        return self.tools
+
+    async def _check_bash(self, skill: Skill, command: str, ctx: ToolContext) -> str | None:
+        return await check_permission(skill, "Bash", {"command": command}, ctx)
+
+
+async def check_permission(
+    skill: Skill, tool: str, tool_input: dict[str, Any], ctx: ToolContext
+) -> str | None:
+    """None when the call may run, else why not. Uses ``services["permission_check"]``
+    or ``services["tool_gate"]``; an ``ask`` is satisfied by the skill's own
+    ``allowed-tools`` (Claude Code's pre-approval), else refused (no one to ask here).
+    With neither service wired (no permission system), everything is allowed."""
+    check = ctx.services.get("permission_check")
+    if check is not None:
+        answer = check(tool, tool_input)
+        reason: str | None = await answer if inspect.isawaitable(answer) else answer
+        return reason
+    gate = ctx.services.get("tool_gate")
+    if gate is None:
+        return None
+    decision = await gate.check(ToolCall(id="skill-internal", name=tool, input=tool_input), ctx)
+    if decision.kind == "allow":
+        return None
+    if decision.kind == "deny":
+        return str(decision.message or "denied by a permission rule")
+    for rule in parse_rules(skill.metadata.allowed_tools):
+        if rule.matches(tool, tool_input, workspace=ctx.workspace, deny=False, family=False):
+            return None
+    return (
+        f"{tool} needs approval; pre-approve it in the skill's allowed-tools or a permission rule"
+    )
+
+
+class _GatedDispatcher:
+    """``call(name, input)`` for code skills when the agent did not wire one: the tool
+    registry, behind :func:`check_permission` and the skill's forbidden tools."""
+
+    def __init__(
+        self, tools: ToolRegistry, ctx: ToolContext, owner: SkillTool, skill: Skill
+    ) -> None:
+        self.tools, self.ctx, self.owner, self.skill = tools, ctx, owner, skill
+
+    async def call(self, name: str, input: dict[str, Any]) -> ToolResult:
+        for rule in parse_rules(self.skill.metadata.forbidden):
+            if rule.matches(name, input, workspace=self.ctx.workspace, deny=True):
+                return ToolResult.error(f"Skill {self.skill.name!r} forbids {rule}.")
+        reason = await check_permission(self.skill, name, input, self.ctx)
+        if reason is not None:
+            return ToolResult.error(f"Permission denied for {name}: {reason}")
+        return await self.tools.dispatch(name, input, self.ctx)
+
+
+def _given(args: Any) -> bool:
+    return args is not None and not (isinstance(args, str) and not args.strip())
+
+
+def _argument_string(args: Any, declared: list[str]) -> str | None:
+    """Prompt-skill arguments as the string ``$ARGUMENTS`` expects."""
+    if args is None or isinstance(args, str):
+        return args
+    if isinstance(args, dict) and declared and all(k in args for k in declared):
+        return " ".join(shlex.quote(str(args[k])) for k in declared)
+    if isinstance(args, list):
+        return " ".join(shlex.quote(str(a)) for a in args)
+    return json.dumps(args, ensure_ascii=False)
+
+
+def _result(
+    skill: Skill,
+    content: str,
+    *,
+    mode: str,
+    error: bool = False,
+    warnings: list[str] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> ToolResult:
+    data = {
+        "skill": skill.name,
+        "kind": skill.kind.value,
+        "mode": mode,
+        "folder": str(skill.folder),
+        "allowed_tools": list(skill.metadata.allowed_tools),
+        "forbidden_tools": list(skill.metadata.forbidden),
+        "warnings": list(warnings or []),
+        **(extra or {}),
+    }
+    return ToolResult(content=content, is_error=error, data=data)
