@@ -73,6 +73,8 @@ class ModelSettings(BaseModel):
     context_windows: dict[str, int] = Field(default_factory=dict)
     max_retries: int = 3
     request_timeout: float = 120.0
+    #: cap on tokens per model answer; None = provider default (Anthropic requires one: 8192)
+    max_output_tokens: int | None = None
 
 
 class AgentSettings(BaseModel):

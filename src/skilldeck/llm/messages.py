@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field, TypeAdapter
 
+from skilldeck.errors import ModelError
+
 
 class Usage(BaseModel):
     input_tokens: int = 0
@@ -119,3 +121,20 @@ class LLMClient(Protocol):
     """The small interface handed to code skills."""
 
     async def complete(self, prompt: str, system: str | None = None) -> str: ...
+
+
+#: When a model sends tool-call arguments that are not a JSON object, adapters keep the
+#: raw text under this key (the call's only key) instead of failing the turn, so the
+#: tool's input validation reports it back to the model as an error result it can fix.
+RAW_ARGUMENTS_KEY = "_raw_arguments"
+
+
+async def collect_stream(events: AsyncIterator[StreamEvent]) -> AssistantMessage:
+    """Drain a ``Model.stream`` iterator and return its final assistant message."""
+    final: AssistantMessage | None = None
+    async for event in events:
+        if isinstance(event, TurnComplete):
+            final = event.message
+    if final is None:
+        raise ModelError("The model stream ended without completing the turn.")
+    return final

@@ -1,0 +1,281 @@
+"""``anthropic:`` models through the official SDK (Messages API with ``tool_use``).
+
+Translation rules: system messages become the top-level ``system`` parameter; an
+assistant turn is a ``text`` block plus ``tool_use`` blocks; tool results are
+``tool_result`` blocks in a *user* message, and consecutive same-role messages are
+merged into one (the API wants roles to alternate and all results of one turn
+together). Credentials and URLs come from the factory; retries from
+:mod:`skilldeck.llm.retry`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import anthropic
+from anthropic.types import Message as WireMessage
+from anthropic.types import RawMessageStreamEvent
+
+from skilldeck.llm.messages import (
+    AssistantMessage,
+    Message,
+    StreamEvent,
+    SystemMessage,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolResultMessage,
+    ToolSpec,
+    TurnComplete,
+    Usage,
+    UserMessage,
+)
+from skilldeck.llm.retry import Failure, RetryPolicy, call_with_retries
+from skilldeck.llm.wire import (
+    Endpoint,
+    LoopLocal,
+    SDKErrors,
+    ToolCallAssembler,
+    classify_sdk_error,
+    estimate_usage,
+)
+
+__all__ = [
+    "DEFAULT_MAX_TOKENS",
+    "AnthropicModel",
+    "from_anthropic_message",
+    "to_anthropic_messages",
+    "to_anthropic_tools",
+]
+
+#: the Messages API requires ``max_tokens``; every current Claude model allows this many
+DEFAULT_MAX_TOKENS = 8192
+
+_SDK_ERRORS = SDKErrors(
+    status=anthropic.APIStatusError,
+    connection=anthropic.APIConnectionError,
+    timeout=anthropic.APITimeoutError,
+    base=anthropic.AnthropicError,
+)
+
+
+def to_anthropic_messages(messages: list[Message]) -> tuple[str | None, list[dict[str, Any]]]:
+    """Our messages as ``(system, messages)`` for the Messages API."""
+    system = [m.content for m in messages if isinstance(m, SystemMessage)]
+    wire: list[dict[str, Any]] = []
+    for message in messages:
+        role, blocks = _blocks(message)
+        if not blocks:
+            continue
+        if wire and wire[-1]["role"] == role:
+            wire[-1]["content"].extend(blocks)
+        else:
+            wire.append({"role": role, "content": blocks})
+    return ("\n\n".join(system) if system else None), wire
+
+
+def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
+    if isinstance(message, UserMessage):
+        return "user", [{"type": "text", "text": message.content or "(empty)"}]
+    if isinstance(message, ToolResultMessage):
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": message.tool_call_id,
+            "content": message.content,
+        }
+        if message.is_error:
+            block["is_error"] = True
+        return "user", [block]
+    if isinstance(message, AssistantMessage):
+        blocks: list[dict[str, Any]] = []
+        if message.text:
+            blocks.append({"type": "text", "text": message.text})
+        blocks.extend(
+            {"type": "tool_use", "id": c.id, "name": c.name, "input": c.input}
+            for c in message.tool_calls
+        )
+        return "assistant", blocks
+    return "system", []
+
+
+def to_anthropic_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": tool.name,
+            "description": tool.description,
+            "input_schema": tool.input_schema or {"type": "object", "properties": {}},
+        }
+        for tool in tools
+    ]
+
+
+def _usage(raw: Any) -> Usage:
+    """Input counts cache reads and writes too: together they are the prompt's size."""
+    cached = int(getattr(raw, "cache_creation_input_tokens", 0) or 0) + int(
+        getattr(raw, "cache_read_input_tokens", 0) or 0
+    )
+    return Usage(
+        input_tokens=int(getattr(raw, "input_tokens", 0) or 0) + cached,
+        output_tokens=int(getattr(raw, "output_tokens", 0) or 0),
+    )
+
+
+def from_anthropic_message(message: WireMessage) -> AssistantMessage:
+    text: list[str] = []
+    calls: list[ToolCall] = []
+    for block in message.content:
+        if block.type == "text":
+            text.append(block.text)
+        elif block.type == "tool_use":
+            raw_input = block.input if isinstance(block.input, dict) else {}
+            calls.append(ToolCall(id=block.id, name=block.name, input=dict(raw_input)))
+    return AssistantMessage(
+        text="".join(text),
+        tool_calls=calls,
+        usage=_usage(message.usage),
+        model=message.model,
+        stop_reason=message.stop_reason,
+    )
+
+
+class AnthropicModel:
+    """A Messages API model. ``name`` is the spec it was made from."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        model: str,
+        endpoint: Endpoint,
+        make_client: Callable[[], anthropic.AsyncAnthropic],
+        retry: RetryPolicy,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+    ) -> None:
+        self.name = name
+        self.model = model
+        self.endpoint = endpoint
+        self.retry = retry
+        self.max_tokens = max_tokens
+        self._clients = LoopLocal(make_client)
+
+    def _classify(self, exc: Exception) -> Failure | None:
+        return classify_sdk_error(exc, sdk=_SDK_ERRORS, endpoint=self.endpoint)
+
+    def _params(self, messages: list[Message], tools: list[ToolSpec]) -> dict[str, Any]:
+        system, wire = to_anthropic_messages(messages)
+        params: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "messages": wire,
+        }
+        if system:
+            params["system"] = system
+        if tools:
+            params["tools"] = to_anthropic_tools(tools)
+        return params
+
+    async def respond(self, messages: list[Message], tools: list[ToolSpec]) -> AssistantMessage:
+        params = self._params(messages, tools)
+        client = self._clients.get()
+
+        async def attempt() -> WireMessage:
+            result: WireMessage = await client.messages.create(**params)
+            return result
+
+        wire = await call_with_retries(attempt, policy=self.retry, classify=self._classify)
+        return from_anthropic_message(wire)
+
+    async def stream(
+        self, messages: list[Message], tools: list[ToolSpec]
+    ) -> AsyncIterator[StreamEvent]:
+        """Text and ``input_json`` deltas as they arrive, then the assembled turn."""
+        params = self._params(messages, tools)
+        params["stream"] = True
+        client = self._clients.get()
+
+        async def attempt() -> anthropic.AsyncStream[RawMessageStreamEvent]:
+            result: anthropic.AsyncStream[RawMessageStreamEvent]
+            result = await client.messages.create(**params)
+            return result
+
+        events = await call_with_retries(attempt, policy=self.retry, classify=self._classify)
+        state = _StreamState(model=self.model)
+        async with events:
+            try:
+                async for event in events:
+                    for out in state.feed(event):
+                        yield out
+            except Exception as exc:
+                failure = self._classify(exc)
+                if failure is None:
+                    raise
+                raise failure.error from exc
+        turn = state.finish()
+        if turn.usage is None:
+            turn.usage = estimate_usage(messages, tools, turn)
+        yield TurnComplete(message=turn)
+
+    async def aclose(self) -> None:
+        await self._clients.aclose()
+
+
+class _StreamState:
+    """Accumulates one streamed message; block indexes map to tool-call indexes."""
+
+    def __init__(self, *, model: str) -> None:
+        self.model = model
+        self.text: list[str] = []
+        self.calls = ToolCallAssembler()
+        self.tool_index: dict[int, int] = {}  # content block index → tool call index
+        self.usage: Usage | None = None
+        self.stop_reason: str | None = None
+
+    def feed(self, event: RawMessageStreamEvent) -> list[StreamEvent]:
+        if event.type == "message_start":
+            self.model = event.message.model or self.model
+            self.usage = _usage(event.message.usage)
+        elif event.type == "content_block_start":
+            block = event.content_block
+            if block.type == "tool_use":
+                index = self.tool_index.setdefault(event.index, len(self.tool_index))
+                self.calls.add(index, id=block.id, name=block.name)
+                return [ToolCallDelta(index=index, id=block.id, name=block.name)]
+            if block.type == "text" and block.text:
+                self.text.append(block.text)
+                return [TextDelta(text=block.text)]
+        elif event.type == "content_block_delta":
+            return self._delta(event.index, event.delta)
+        elif event.type == "message_delta":
+            self.stop_reason = event.delta.stop_reason or self.stop_reason
+            self._merge_usage(event.usage)
+        return []
+
+    def _delta(self, block_index: int, delta: Any) -> list[StreamEvent]:
+        if delta.type == "text_delta":
+            self.text.append(delta.text)
+            return [TextDelta(text=delta.text)]
+        if delta.type == "input_json_delta" and block_index in self.tool_index:
+            index = self.tool_index[block_index]
+            self.calls.add(index, fragment=delta.partial_json)
+            return [ToolCallDelta(index=index, arguments_fragment=delta.partial_json)]
+        return []
+
+    def _merge_usage(self, raw: Any) -> None:
+        """``message_delta`` carries the final output count (and sometimes input)."""
+        current = self.usage or Usage()
+        update = _usage(raw)
+        self.usage = Usage(
+            input_tokens=update.input_tokens or current.input_tokens,
+            output_tokens=update.output_tokens or current.output_tokens,
+        )
+
+    def finish(self) -> AssistantMessage:
+        calls = self.calls.calls()
+        return AssistantMessage(
+            text="".join(self.text),
+            tool_calls=calls,
+            usage=self.usage,
+            model=self.model,
+            stop_reason=self.stop_reason or ("tool_use" if calls else "end_turn"),
+        )

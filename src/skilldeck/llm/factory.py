@@ -1,0 +1,257 @@
+"""``provider:model`` → a ready ``Model``: the one place for credentials, URLs and retries.
+
+Adapters only translate wire formats; everything a user configures — which
+environment variable holds the key, which URL a server lives at, how often to retry —
+is decided here, so the messages about it are the same everywhere.
+
+===================  ========================================  =============================
+spec                 server                                    key
+===================  ========================================  =============================
+openai:<model>       ``base_url`` › models.base_url ›           ``OPENAI_API_KEY`` (required)
+                     ``OPENAI_BASE_URL`` › api.openai.com
+anthropic:<model>    ``base_url`` › ``ANTHROPIC_BASE_URL`` ›    ``ANTHROPIC_API_KEY`` or
+                     api.anthropic.com                          ``ANTHROPIC_AUTH_TOKEN``
+ollama:<model>       ``base_url`` › ``OLLAMA_HOST`` ›           none
+                     http://localhost:11434/v1
+openai-compat:<m>    ``base_url`` › models.base_url ›           ``OPENAI_API_KEY`` if set
+                     ``OPENAI_BASE_URL`` (required)
+scripted:<path>      none: plays a JSONL file                   none
+===================  ========================================  =============================
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import get_args
+
+import anthropic
+import httpx2
+import openai
+from anthropic.types import ModelParam
+
+from skilldeck.config import Settings
+from skilldeck.errors import ModelConfigError
+from skilldeck.llm.anthropic_adapter import DEFAULT_MAX_TOKENS, AnthropicModel
+from skilldeck.llm.messages import Model
+from skilldeck.llm.openai_adapter import OpenAIModel
+from skilldeck.llm.retry import RetryPolicy
+from skilldeck.llm.scripted import ScriptedModel
+from skilldeck.llm.wire import Endpoint
+
+__all__ = ["PROVIDERS", "make_model", "model_aliases", "parse_model_spec"]
+
+PROVIDERS = ("openai", "anthropic", "ollama", "openai-compat", "scripted")
+
+#: Claude Code's model shorthands (AGENT.md / SKILL.md ``model:``) → newest model of that
+#: family the installed ``anthropic`` SDK knows (fallbacks if it lists none)
+ALIASES_FALLBACK = {
+    "sonnet": "claude-sonnet-4-6",
+    "opus": "claude-opus-4-6",
+    "haiku": "claude-haiku-4-5",
+}
+
+OPENAI_URL = "https://api.openai.com/v1"
+ANTHROPIC_URL = "https://api.anthropic.com"
+OLLAMA_URL = "http://localhost:11434/v1"
+#: what the SDK is given when a server needs no key (it refuses to start with none)
+DUMMY_KEY = "not-needed"
+
+
+def parse_model_spec(spec: str) -> tuple[str, str]:
+    """``"openai:gpt-4.1"`` → ``("openai", "gpt-4.1")``; aliases and bare names resolved."""
+    spec = model_aliases().get(spec.strip().lower(), spec.strip())
+    provider, sep, name = spec.partition(":")
+    if not sep:
+        inferred = _infer_provider(spec)
+        if inferred is None:
+            raise ModelConfigError(
+                f"Model {spec!r} has no provider. Write provider:model with one of "
+                f"{', '.join(PROVIDERS)} (e.g. openai:gpt-4.1-mini, ollama:qwen2.5)."
+            )
+        return inferred, spec
+    provider = provider.strip().lower()
+    if provider not in PROVIDERS:
+        raise ModelConfigError(
+            f"Unknown model provider {provider!r} in {spec!r}. Valid providers: "
+            f"{', '.join(PROVIDERS)}."
+        )
+    if not name.strip():
+        raise ModelConfigError(f"Model spec {spec!r} names no model after '{provider}:'.")
+    return provider, name.strip()
+
+
+@functools.cache
+def model_aliases() -> dict[str, str]:
+    """``sonnet``/``opus``/``haiku`` → ``anthropic:<newest non-deprecated model>``.
+
+    The SDK lists its known models newest first; taking the first undated,
+    non-deprecated one per family keeps the aliases current as the SDK is upgraded.
+    """
+    known = [m for m in get_args(get_args(ModelParam)[0]) if isinstance(m, str)]
+    try:  # a private table of the SDK: do without it if it moves
+        from anthropic.resources.messages.messages import DEPRECATED_MODELS
+    except ImportError:  # pragma: no cover - depends on the SDK version
+        DEPRECATED_MODELS = {}
+    aliases: dict[str, str] = {}
+    for family, fallback in ALIASES_FALLBACK.items():
+        newest = next(
+            (
+                m
+                for m in known
+                if m.startswith(f"claude-{family}-")
+                and m not in DEPRECATED_MODELS
+                and not re.search(r"-\d{8}$", m)
+            ),
+            fallback,
+        )
+        aliases[family] = f"anthropic:{newest}"
+    return aliases
+
+
+def _infer_provider(name: str) -> str | None:
+    """Bare model names that can only mean one provider."""
+    if name.startswith("claude-"):
+        return "anthropic"
+    if name.startswith(("gpt-", "o1", "o3", "o4", "chatgpt-")):
+        return "openai"
+    return None
+
+
+@dataclass(frozen=True)
+class _Options:
+    settings: Settings
+    base_url: str | None
+    http_client: httpx2.AsyncClient | None
+    retry: RetryPolicy
+
+
+def make_model(
+    spec: str,
+    *,
+    settings: Settings,
+    base_url: str | None = None,
+    http_client: httpx2.AsyncClient | None = None,
+    retry: RetryPolicy | None = None,
+) -> Model:
+    """Build the model ``spec`` names.
+
+    ``base_url`` is what ``--base-url`` gives; ``http_client`` lets tests put a
+    ``httpx2.MockTransport`` under the real SDK; ``retry`` overrides the policy built
+    from ``settings.models.max_retries``.
+    """
+    provider, name = parse_model_spec(spec)
+    opts = _Options(
+        settings=settings,
+        base_url=base_url,
+        http_client=http_client,
+        retry=retry or RetryPolicy(max_retries=settings.models.max_retries),
+    )
+    if provider == "scripted":
+        return ScriptedModel(_script_path(name, settings), name=f"scripted:{name}")
+    if provider == "anthropic":
+        return _anthropic(name, opts)
+    return _openai_family(provider, name, opts)
+
+
+def _script_path(name: str, settings: Settings) -> Path:
+    """Relative to the current directory, else to the workspace."""
+    path = Path(name).expanduser()
+    if path.is_absolute() or path.exists():
+        return path
+    in_workspace = settings.workspace / path
+    return in_workspace if in_workspace.exists() else path
+
+
+def _env(name: str) -> str | None:
+    value = os.environ.get(name, "").strip()
+    return value or None
+
+
+def _openai_family(provider: str, name: str, opts: _Options) -> OpenAIModel:
+    configured = opts.base_url or opts.settings.models.base_url
+    if provider == "ollama":
+        url = opts.base_url or _ollama_url()
+        key, key_env = DUMMY_KEY, None
+    elif provider == "openai-compat":
+        url = configured or _env("OPENAI_BASE_URL") or ""
+        if not url:
+            raise ModelConfigError(
+                f"openai-compat:{name} needs the server's URL: pass --base-url "
+                "http://HOST:PORT/v1 or set OPENAI_BASE_URL."
+            )
+        key, key_env = _env("OPENAI_API_KEY") or DUMMY_KEY, None
+    else:
+        url = configured or _env("OPENAI_BASE_URL") or OPENAI_URL
+        key = _env("OPENAI_API_KEY") or ""
+        key_env = "OPENAI_API_KEY"
+        if not key:
+            raise ModelConfigError(
+                f"OPENAI_API_KEY is not set: export OPENAI_API_KEY=... to use openai:{name} "
+                "(or use ollama:<model> for a local server)."
+            )
+    endpoint = Endpoint(spec=f"{provider}:{name}", base_url=url, key_env=key_env)
+    settings = opts.settings
+
+    def make_client() -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(
+            api_key=key,
+            base_url=url,
+            max_retries=0,
+            timeout=settings.models.request_timeout,
+            http_client=opts.http_client,
+        )
+
+    return OpenAIModel(
+        name=f"{provider}:{name}",
+        model=name,
+        endpoint=endpoint,
+        make_client=make_client,
+        retry=opts.retry,
+        max_tokens=settings.models.max_output_tokens,
+        max_tokens_param="max_completion_tokens" if provider == "openai" else "max_tokens",
+    )
+
+
+def _ollama_url() -> str:
+    """``OLLAMA_HOST`` (``host:port`` or a URL) + ``/v1``, else the default port."""
+    host = _env("OLLAMA_HOST")
+    if not host:
+        return OLLAMA_URL
+    if "://" not in host:
+        host = f"http://{host}"
+    return host.rstrip("/") + "/v1"
+
+
+def _anthropic(name: str, opts: _Options) -> AnthropicModel:
+    api_key = _env("ANTHROPIC_API_KEY")
+    auth_token = None if api_key else _env("ANTHROPIC_AUTH_TOKEN")
+    if not api_key and not auth_token:
+        raise ModelConfigError(
+            f"ANTHROPIC_API_KEY is not set: export ANTHROPIC_API_KEY=... to use anthropic:{name}."
+        )
+    url = opts.base_url or _env("ANTHROPIC_BASE_URL") or ANTHROPIC_URL
+    endpoint = Endpoint(spec=f"anthropic:{name}", base_url=url, key_env="ANTHROPIC_API_KEY")
+    settings = opts.settings
+
+    def make_client() -> anthropic.AsyncAnthropic:
+        return anthropic.AsyncAnthropic(
+            api_key=api_key,
+            auth_token=auth_token,
+            base_url=url,
+            max_retries=0,
+            timeout=settings.models.request_timeout,
+            http_client=opts.http_client,
+        )
+
+    return AnthropicModel(
+        name=f"anthropic:{name}",
+        model=name,
+        endpoint=endpoint,
+        make_client=make_client,
+        retry=opts.retry,
+        max_tokens=settings.models.max_output_tokens or DEFAULT_MAX_TOKENS,
+    )

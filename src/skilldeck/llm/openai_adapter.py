@@ -1,0 +1,281 @@
+"""``openai:``, ``ollama:`` and ``openai-compat:`` models through the official SDK.
+
+Chat Completions with tools is the dialect every OpenAI-compatible server speaks
+(Ollama, vLLM, LM Studio, OpenRouter, Groq), so one adapter serves them all. This
+module only translates: our messages ↔ wire dicts, and wire responses/chunks ↔
+``AssistantMessage``/stream events. Credentials and URLs come from the factory;
+retries from :mod:`skilldeck.llm.retry`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import openai
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+from skilldeck.llm.messages import (
+    AssistantMessage,
+    Message,
+    StreamEvent,
+    SystemMessage,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolResultMessage,
+    ToolSpec,
+    TurnComplete,
+    Usage,
+    UserMessage,
+)
+from skilldeck.llm.retry import Failure, RetryPolicy, call_with_retries
+from skilldeck.llm.wire import (
+    Endpoint,
+    LoopLocal,
+    SDKErrors,
+    ToolCallAssembler,
+    classify_sdk_error,
+    estimate_usage,
+    parse_tool_arguments,
+)
+
+__all__ = ["OpenAIModel", "from_openai_completion", "to_openai_messages", "to_openai_tools"]
+
+_SDK_ERRORS = SDKErrors(
+    status=openai.APIStatusError,
+    connection=openai.APIConnectionError,
+    timeout=openai.APITimeoutError,
+    base=openai.OpenAIError,
+)
+
+#: OpenAI finish reasons → the stop reasons every skilldeck model reports
+STOP_REASONS = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "content_filter",
+}
+
+
+def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """Our messages as Chat Completions ``messages``."""
+    wire: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            wire.append({"role": "system", "content": message.content})
+        elif isinstance(message, UserMessage):
+            wire.append({"role": "user", "content": message.content})
+        elif isinstance(message, AssistantMessage):
+            wire.append(_assistant_to_wire(message))
+        elif isinstance(message, ToolResultMessage):
+            content = f"Error: {message.content}" if message.is_error else message.content
+            wire.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": content})
+    return wire
+
+
+def _assistant_to_wire(message: AssistantMessage) -> dict[str, Any]:
+    entry: dict[str, Any] = {"role": "assistant", "content": message.text or None}
+    if message.tool_calls:
+        entry["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": json.dumps(call.input)},
+            }
+            for call in message.tool_calls
+        ]
+    elif not message.text:
+        entry["content"] = ""
+    return entry
+
+
+def to_openai_tools(tools: list[ToolSpec]) -> list[dict[str, Any]]:
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.input_schema or {"type": "object", "properties": {}},
+            },
+        }
+        for tool in tools
+    ]
+
+
+def _usage(raw: Any) -> Usage | None:
+    if raw is None:
+        return None
+    return Usage(
+        input_tokens=int(getattr(raw, "prompt_tokens", 0) or 0),
+        output_tokens=int(getattr(raw, "completion_tokens", 0) or 0),
+    )
+
+
+def from_openai_completion(completion: ChatCompletion, *, fallback_model: str) -> AssistantMessage:
+    """A non-streamed completion as our assistant message (first choice)."""
+    if not completion.choices:
+        return AssistantMessage(model=completion.model or fallback_model, stop_reason="end_turn")
+    choice = completion.choices[0]
+    message = choice.message
+    calls = [
+        ToolCall(
+            id=call.id,
+            name=call.function.name,
+            input=parse_tool_arguments(call.function.arguments),
+        )
+        for call in message.tool_calls or []
+        if call.type == "function"
+    ]
+    return AssistantMessage(
+        text=message.content or "",
+        tool_calls=calls,
+        usage=_usage(completion.usage),
+        model=completion.model or fallback_model,
+        stop_reason=STOP_REASONS.get(choice.finish_reason, choice.finish_reason),
+    )
+
+
+class OpenAIModel:
+    """A chat-completions model. ``name`` is the spec it was made from."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        model: str,
+        endpoint: Endpoint,
+        make_client: Callable[[], openai.AsyncOpenAI],
+        retry: RetryPolicy,
+        max_tokens: int | None = None,
+        max_tokens_param: str = "max_tokens",
+        stream_usage: bool = True,
+    ) -> None:
+        self.name = name
+        self.model = model
+        self.endpoint = endpoint
+        self.retry = retry
+        self.max_tokens = max_tokens
+        #: OpenAI itself wants ``max_completion_tokens``; compatible servers ``max_tokens``
+        self.max_tokens_param = max_tokens_param
+        #: ask for usage in streamed responses (``stream_options.include_usage``)
+        self.stream_usage = stream_usage
+        self._clients = LoopLocal(make_client)
+
+    def _classify(self, exc: Exception) -> Failure | None:
+        return classify_sdk_error(exc, sdk=_SDK_ERRORS, endpoint=self.endpoint)
+
+    def _params(self, messages: list[Message], tools: list[ToolSpec]) -> dict[str, Any]:
+        params: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(messages)}
+        if tools:
+            params["tools"] = to_openai_tools(tools)
+        if self.max_tokens is not None:
+            params[self.max_tokens_param] = self.max_tokens
+        return params
+
+    async def respond(self, messages: list[Message], tools: list[ToolSpec]) -> AssistantMessage:
+        params = self._params(messages, tools)
+        client = self._clients.get()
+
+        async def attempt() -> ChatCompletion:
+            result: ChatCompletion = await client.chat.completions.create(**params)
+            return result
+
+        completion = await call_with_retries(attempt, policy=self.retry, classify=self._classify)
+        turn = from_openai_completion(completion, fallback_model=self.model)
+        if turn.usage is None:
+            turn.usage = estimate_usage(messages, tools, turn)
+        return turn
+
+    async def stream(
+        self, messages: list[Message], tools: list[ToolSpec]
+    ) -> AsyncIterator[StreamEvent]:
+        """Deltas as they arrive; tool-call fragments are assembled into the final turn."""
+        params = self._params(messages, tools)
+        params["stream"] = True
+        if self.stream_usage:
+            params["stream_options"] = {"include_usage": True}
+        client = self._clients.get()
+
+        async def attempt() -> openai.AsyncStream[ChatCompletionChunk]:
+            result: openai.AsyncStream[ChatCompletionChunk]
+            try:
+                result = await client.chat.completions.create(**params)
+            except openai.BadRequestError as e:
+                # some compatible servers reject stream_options: do without usage then
+                if "stream_options" not in params or "stream_options" not in str(e):
+                    raise
+                self.stream_usage = False
+                del params["stream_options"]
+                result = await client.chat.completions.create(**params)
+            return result
+
+        chunks = await call_with_retries(attempt, policy=self.retry, classify=self._classify)
+        state = _StreamState(model=self.model)
+        async with chunks:
+            try:
+                async for chunk in chunks:
+                    for event in state.feed(chunk):
+                        yield event
+            except Exception as exc:
+                failure = self._classify(exc)
+                if failure is None:
+                    raise
+                raise failure.error from exc
+        turn = state.finish()
+        if turn.usage is None:
+            turn.usage = estimate_usage(messages, tools, turn)
+        yield TurnComplete(message=turn)
+
+    async def aclose(self) -> None:
+        await self._clients.aclose()
+
+
+class _StreamState:
+    """Accumulates one streamed turn: text, tool-call fragments, usage, finish reason."""
+
+    def __init__(self, *, model: str) -> None:
+        self.model = model
+        self.text: list[str] = []
+        self.calls = ToolCallAssembler()
+        self.usage: Usage | None = None
+        self.finish_reason: str | None = None
+
+    def feed(self, chunk: ChatCompletionChunk) -> list[StreamEvent]:
+        if chunk.model:
+            self.model = chunk.model
+        if chunk.usage is not None:
+            self.usage = _usage(chunk.usage)
+        events: list[StreamEvent] = []
+        for choice in chunk.choices[:1]:
+            delta = choice.delta
+            if delta.content:
+                self.text.append(delta.content)
+                events.append(TextDelta(text=delta.content))
+            for part in delta.tool_calls or []:
+                fn = part.function
+                name = fn.name if fn else None
+                fragment = (fn.arguments if fn else None) or ""
+                self.calls.add(part.index, id=part.id, name=name, fragment=fragment)
+                events.append(
+                    ToolCallDelta(
+                        index=part.index, id=part.id, name=name, arguments_fragment=fragment
+                    )
+                )
+            if choice.finish_reason:
+                self.finish_reason = choice.finish_reason
+        return events
+
+    def finish(self) -> AssistantMessage:
+        calls = self.calls.calls()
+        reason = self.finish_reason or ("tool_calls" if calls else "stop")
+        return AssistantMessage(
+            text="".join(self.text),
+            tool_calls=calls,
+            usage=self.usage,
+            model=self.model,
+            stop_reason=STOP_REASONS.get(reason, reason),
+        )

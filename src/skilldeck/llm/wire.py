@@ -1,0 +1,258 @@
+"""Pieces both HTTP adapters share: tool-argument parsing, stream assembly, error mapping.
+
+The OpenAI and Anthropic SDKs are generated from the same template, so their
+exception classes line up (``APIStatusError``, ``APIConnectionError``,
+``APITimeoutError``); :func:`classify_sdk_error` maps either family to skilldeck's
+``ModelError`` tree with one-line messages that name what to set or check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+from skilldeck.errors import ModelConfigError, ModelConnectionError, ModelError
+from skilldeck.llm.messages import (
+    RAW_ARGUMENTS_KEY,
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
+from skilldeck.llm.retry import Failure
+
+__all__ = [
+    "Endpoint",
+    "LoopLocal",
+    "SDKErrors",
+    "ToolCallAssembler",
+    "classify_sdk_error",
+    "estimate_tokens",
+    "estimate_tokens_n",
+    "estimate_usage",
+    "parse_tool_arguments",
+]
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count (~4 characters per token) for when a server reports none."""
+    return estimate_tokens_n(len(text))
+
+
+def estimate_usage(
+    messages: Sequence[Message], tools: Sequence[ToolSpec], turn: AssistantMessage
+) -> Usage:
+    """Usage for a turn whose server reported none, estimated from character counts.
+
+    Deliberately cheap (no JSON serialisation of the history): it runs on every
+    scripted turn, and the loop's per-turn overhead budget is a couple of milliseconds.
+    """
+    shown = sum(_chars(m) for m in messages)
+    shown += sum(len(t.name) + len(t.description) + len(str(t.input_schema)) for t in tools)
+    return Usage(
+        input_tokens=estimate_tokens_n(shown), output_tokens=estimate_tokens_n(_chars(turn))
+    )
+
+
+def estimate_tokens_n(chars: int) -> int:
+    return (chars + 3) // 4
+
+
+def _chars(message: Message) -> int:
+    if isinstance(message, AssistantMessage):
+        return len(message.text) + sum(len(c.name) + len(str(c.input)) for c in message.tool_calls)
+    return len(message.content)
+
+
+class _Closeable(Protocol):
+    async def close(self) -> None: ...
+
+
+C = TypeVar("C", bound=_Closeable)
+
+
+class LoopLocal(Generic[C]):
+    """One SDK client per event loop.
+
+    An HTTP connection pool belongs to the loop that opened it; a model reused from a
+    second ``asyncio.run`` (``run_sync`` twice, a code skill's client) would otherwise
+    fail with "Event loop is closed". A new loop gets a fresh client.
+    """
+
+    def __init__(self, factory: Callable[[], C]) -> None:
+        self._factory = factory
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._client: C | None = None
+
+    def get(self) -> C:
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._client = self._factory()
+            self._loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None and self._loop is asyncio.get_running_loop():
+            await self._client.close()
+        self._client = None
+        self._loop = None
+
+
+def parse_tool_arguments(raw: str | None) -> dict[str, Any]:
+    """The model's argument text as a dict; never raises.
+
+    Empty text means no arguments. Text that is not a JSON object is kept whole under
+    :data:`RAW_ARGUMENTS_KEY`, so the tool call still reaches the loop and the tool's
+    validation tells the model what went wrong, instead of the whole turn failing.
+    """
+    if raw is None or not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        return {RAW_ARGUMENTS_KEY: raw}
+    if not isinstance(value, dict):
+        return {RAW_ARGUMENTS_KEY: raw}
+    return value
+
+
+@dataclass
+class _PartialCall:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ToolCallAssembler:
+    """Collects streamed tool-call fragments by index into complete ``ToolCall``s."""
+
+    _calls: dict[int, _PartialCall] = field(default_factory=dict)
+
+    def add(
+        self, index: int, *, id: str | None = None, name: str | None = None, fragment: str = ""
+    ) -> None:
+        call = self._calls.setdefault(index, _PartialCall())
+        if id:
+            call.id = id
+        if name:
+            call.name = name
+        if fragment:
+            call.arguments.append(fragment)
+
+    def calls(self) -> list[ToolCall]:
+        return [
+            ToolCall(
+                id=part.id or f"call_{index}",
+                name=part.name,
+                input=parse_tool_arguments("".join(part.arguments)),
+            )
+            for index, part in sorted(self._calls.items())
+        ]
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Who we were talking to, for messages: ``provider:model``, URL, key variable."""
+
+    spec: str
+    base_url: str
+    key_env: str | None = None
+
+
+@dataclass(frozen=True)
+class SDKErrors:
+    """The exception classes of one SDK (both SDKs have the same three)."""
+
+    status: type[Exception]
+    connection: type[Exception]
+    timeout: type[Exception]
+    base: type[Exception]
+
+
+def _server_message(exc: Exception) -> str:
+    """The human part of an error body: ``{"error": {"message": ...}}`` or similar."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+        if isinstance(inner, str):
+            return inner
+    return str(getattr(exc, "message", "") or exc)
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            return float(value) / scale
+        except ValueError:
+            continue
+    return None
+
+
+def classify_sdk_error(exc: Exception, *, sdk: SDKErrors, endpoint: Endpoint) -> Failure | None:
+    """Map an SDK exception to a :class:`Failure`; None for anything not the SDK's."""
+    where = f"{endpoint.spec} at {endpoint.base_url}"
+    if isinstance(exc, sdk.timeout | sdk.connection):
+        kind = "timed out" if isinstance(exc, sdk.timeout) else "could not connect"
+        error = ModelConnectionError(
+            f"Cannot reach the model server at {endpoint.base_url} ({kind}). "
+            "Check that it is running and the URL is right (--base-url or the provider's "
+            "*_BASE_URL variable)."
+        )
+        return Failure(
+            error=error,
+            retryable=True,
+            exhausted=lambda n: ModelConnectionError(
+                f"Cannot reach the model server at {endpoint.base_url} ({kind}, {n} attempts). "
+                "Check that it is running and the URL is right (--base-url or the provider's "
+                "*_BASE_URL variable)."
+            ),
+        )
+    if isinstance(exc, sdk.status):
+        return _classify_status(exc, endpoint=endpoint, where=where)
+    if isinstance(exc, sdk.base):
+        return Failure(error=ModelError(f"{where}: {_server_message(exc)}"))
+    return None
+
+
+def _classify_status(exc: Exception, *, endpoint: Endpoint, where: str) -> Failure:
+    status = int(getattr(exc, "status_code", 0))
+    detail = _server_message(exc)
+    if status in (401, 403):
+        hint = f"Check {endpoint.key_env}." if endpoint.key_env else "Check the API key."
+        return Failure(
+            error=ModelConfigError(
+                f"{where} refused the credentials (HTTP {status}: {detail}). {hint}"
+            )
+        )
+    if status == 404:
+        return Failure(
+            error=ModelConfigError(
+                f"{where} answered 404 ({detail}). Check the model name and the base URL."
+            )
+        )
+    if status == 429 or status >= 500 or status in (408, 409):
+        label = "rate limited" if status == 429 else f"server error {status}"
+        return Failure(
+            error=ModelConnectionError(f"{where}: {label} ({detail})."),
+            retryable=True,
+            retry_after=_retry_after(exc),
+            exhausted=lambda n: ModelConnectionError(
+                f"{where}: {label} ({detail}); gave up after {n} attempts. "
+                "Try again later or raise models.max_retries."
+            ),
+        )
+    return Failure(error=ModelError(f"{where} rejected the request (HTTP {status}: {detail})."))
