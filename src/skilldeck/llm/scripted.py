@@ -188,7 +188,7 @@ class ScriptedModel:
         self.path = Path(self.path)
         if not self.name:
             self.name = f"scripted:{self.path}"
-        if not self.lines:
+        if not self.lines and str(self.path) != "<inline>":
             self.lines = load_script(self.path)
 
     @classmethod
