@@ -26,7 +26,8 @@ def test_agent_md_precedence_and_fields(tmp_path: Path, skilldeck_home: Path) ->
     ws = tmp_path / ".skilldeck" / "agents" / "reviewer"
     ws.mkdir(parents=True)
     (ws / "AGENT.md").write_text(
-        "---\ndescription: Reviews diffs\nmodel: scripted:x.jsonl\ntools: Read, Grep, Bash(git diff:*)\n"
+        "---\ndescription: Reviews diffs\nmodel: scripted:x.jsonl\n"
+        "tools: Read, Grep, Bash(git diff:*)\n"
         "disallowed_tools: [Write]\nskills: [pdf]\nallow-skills: false\npermission-mode: plan\n"
         "max-turns: 7\n---\nYou review code.\n",
         encoding="utf-8",
