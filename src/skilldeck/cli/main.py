@@ -47,6 +47,10 @@ def _register(module_name: str, app: typer.Typer) -> None:
     module.register(app)
 
 
+def _root() -> None:
+    """A runtime for Agent Skills: discover, validate, run and compose skills."""
+
+
 def build_app(argv: list[str]) -> typer.Typer:
     app = typer.Typer(
         name="skilldeck",
@@ -55,6 +59,9 @@ def build_app(argv: list[str]) -> typer.Typer:
         add_completion=False,
         pretty_exceptions_enable=False,
     )
+    # A callback keeps the root a command group even when only one command is
+    # registered (``skilldeck chat`` alone would otherwise become the root command).
+    app.callback()(_root)
     first = next((a for a in argv if not a.startswith("-")), None)
     wanted_groups = [first] if first in _GROUPS else list(_GROUPS)
     wanted_root = {first} if first in _ROOT_COMMANDS else set(_ROOT_COMMANDS)

@@ -27,6 +27,7 @@ vet dynamic-context commands as ``Bash`` calls.
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import json
 import shlex
@@ -59,6 +60,9 @@ ENUM_LIMIT = 256
 #: default deadline of a code skill without a ``timeout`` field (it may call a model)
 CODE_SKILL_TIMEOUT = 600.0
 _MAX_DEPTH = 4
+#: how deep code skills calling Skill are nested, per task (a context variable, so
+#: parallel tool calls of one turn do not count against each other)
+_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("skilldeck_skill_depth", default=0)
 
 _BASE_DESCRIPTION = """\
 Use a skill: load its instructions, run it, or search for one.
@@ -157,10 +161,10 @@ class SkillTool(Tool):
     ) -> ToolResult:
         """Load or run ``skill`` (see the module docstring). ``run_without_args`` runs a
         script skill even without arguments (``skilldeck skills run``)."""
-        depth = int(ctx.state.get("skill_depth", 0))
+        depth = _DEPTH.get()
         if depth >= _MAX_DEPTH:
             return ToolResult.error(f"Skills nested too deep (>{_MAX_DEPTH}) at {skill.name!r}.")
-        ctx.state["skill_depth"] = depth + 1
+        token = _DEPTH.set(depth + 1)
         try:
             if skill.kind is SkillKind.CODE:
                 return await self._run_code(skill, raw_args, ctx)
@@ -170,7 +174,7 @@ class SkillTool(Tool):
         except SkilldeckError as e:
             return _result(skill, f"Skill {skill.name!r} failed: {e}", error=True, mode="failed")
         finally:
-            ctx.state["skill_depth"] = depth
+            _DEPTH.reset(token)
 
     def lookup(self, raw: str) -> Skill:
         """The skill the model means by ``raw`` (``/name`` accepted); raises

@@ -1,0 +1,175 @@
+"""``skilldeck skills run`` and ``skilldeck skills audit``.
+
+``run`` goes through the same code path as the model's ``Skill`` tool
+(:meth:`SkillTool.invoke`), so what a user sees here is what a model would get: a
+script skill's JSON, a code skill's result, a prompt skill's rendered level 2 (with
+substitutions and dynamic context). The user invoking a skill by name is consent, so
+skills with ``disable-model-invocation`` run here too, and a code skill's tool calls
+are not gated by permission rules.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from skilldeck.cli.common import (
+    JsonOption,
+    NoDefaultsOption,
+    RootOption,
+    fail,
+    print_json,
+    settings_from_cli,
+)
+
+if TYPE_CHECKING:
+    from skilldeck.skills.registry import SkillRegistry
+    from skilldeck.tools.base import ToolResult
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run")(run)
+    app.command("audit")(audit)
+
+
+def _registry(roots: list[Path] | None, no_defaults: bool) -> SkillRegistry:
+    for root in roots or ():
+        if not root.is_dir():
+            fail(f"--root {root}: not a folder.", code=2)
+    if no_defaults and not roots:
+        fail("--no-defaults needs at least one --root.", code=2)
+    from skilldeck.skills.registry import SkillRegistry
+
+    return SkillRegistry.discover(
+        settings_from_cli(), roots=list(roots or ()), no_defaults=no_defaults
+    )
+
+
+def _arguments(input_json: str | None, words: list[str] | None) -> Any:
+    if input_json is not None and words:
+        fail("Give either --input JSON or positional ARGS, not both.", code=2)
+    if input_json is not None:
+        try:
+            return json.loads(input_json)
+        except json.JSONDecodeError as e:
+            fail(f"--input is not valid JSON: {e.msg} (column {e.colno}).", code=2)
+    return shlex.join(words) if words else None
+
+
+def run(
+    name: Annotated[str, typer.Argument(help="Skill name.")],
+    args: Annotated[
+        list[str] | None, typer.Argument(help="Arguments (a string for prompt skills).")
+    ] = None,
+    input_json: Annotated[
+        str | None, typer.Option("--input", help="Arguments as one JSON value.")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Model for code skills that call ctx.llm.")
+    ] = None,
+    root: RootOption = None,
+    no_defaults: NoDefaultsOption = False,
+    json_: JsonOption = False,
+) -> None:
+    """Run a script or code skill, or print a prompt skill's rendered instructions."""
+    import anyio
+
+    from skilldeck.skills.gating import apply_gating
+    from skilldeck.tools.base import ToolContext
+    from skilldeck.tools.skill_tool import SkillTool
+
+    registry = _registry(root, no_defaults)
+    settings = registry.settings
+    skill = registry.get(name)
+    apply_gating([skill], available_tools=None)
+    if skill.unavailable_reason:
+        fail(f"Skill {name!r} is unavailable: {skill.unavailable_reason}")
+    services: dict[str, Any] = {}
+    if model:
+        from skilldeck.llm.client import ModelLLMClient
+        from skilldeck.llm.factory import make_model
+
+        services["llm"] = ModelLLMClient(make_model(model, settings=settings))
+    ctx = ToolContext(
+        session_id=f"cli-{uuid.uuid4().hex[:12]}",
+        workspace=settings.workspace,
+        settings=settings,
+        skills=registry,
+        services=services,
+    )
+    tool = SkillTool(registry)
+    value = _arguments(input_json, args)
+
+    async def go() -> ToolResult:
+        return await tool.invoke(skill, value, ctx, run_without_args=True)
+
+    result = anyio.run(go)
+    _report(result, json_=json_)
+
+
+def _report(result: ToolResult, *, json_: bool) -> None:
+    data = dict(result.data or {})
+    for warning in data.get("warnings", []):
+        typer.echo(f"warning: {warning}", err=True)
+    if json_:
+        print_json({"ok": not result.is_error, "content": result.content, **data})
+    elif result.is_error:
+        typer.echo(result.content, err=True)
+    elif data.get("mode") == "loaded":
+        typer.echo(data.get("text", result.content))
+    elif data.get("kind") == "script":
+        print_json(data.get("result"))
+    else:
+        outcome = data.get("result") or {}
+        typer.echo(outcome.get("output", result.content))
+    if result.is_error:
+        raise typer.Exit(1)
+
+
+def audit(
+    path: Annotated[
+        Path, typer.Argument(help="A skill folder, a .py file, a tree, or a skill name.")
+    ],
+    all_files: Annotated[
+        bool, typer.Option("--all-files", help="Also audit scripts/ (normally run sandboxed).")
+    ] = False,
+    root: RootOption = None,
+    no_defaults: NoDefaultsOption = False,
+    json_: JsonOption = False,
+) -> None:
+    """Statically audit a code skill for risky calls; exit 1 when anything is found."""
+    from skilldeck.skills.audit import audit_path
+
+    target = path
+    if not path.exists():
+        registry = _registry(root, no_defaults)
+        skill = registry.find(str(path))
+        if skill is None:
+            fail(f"{path}: no such file, folder or skill.", code=2)
+        target = skill.folder
+    findings = audit_path(target, include_scripts=all_files)
+    if json_:
+        print_json(
+            {
+                "path": str(target),
+                "count": len(findings),
+                "findings": [f.to_dict() for f in findings],
+            }
+        )
+    else:
+        for finding in findings:
+            typer.echo(str(finding))
+        files = len({f.path for f in findings})
+        summary = (
+            f"{len(findings)} finding(s) in {files} file(s)."
+            if findings
+            else f"No findings in {target}."
+        )
+        typer.echo(summary)
+    if findings:
+        raise typer.Exit(1)

@@ -1,0 +1,145 @@
+"""Gating: a skill this machine or agent cannot serve is *unavailable*, with a reason.
+
+A skill that needs ``gh`` on a machine without it, or the ``WebFetch`` tool in an
+agent that lacks it, should not be offered to the model and then fail halfway. It
+stays known (``skills list --all`` shows it, with the reason) but is left out of the
+``<available_skills>`` block and refused by the ``Skill`` tool with that reason.
+
+What is checked, all from frontmatter:
+
+* ``requires-tools`` — every tool must be in the agent's tool set (when known);
+* ``requires-bins`` — every program must be on ``PATH`` (``shutil.which``);
+* ``requires-env`` — every environment variable must be set and non-empty;
+* ``compatibility`` — free text, so only unambiguous hints are acted on: an
+  operating system restriction ("Linux only", "requires macOS", "Windows only") and
+  a minimum Python version ("Python 3.12+", "python >= 3.11"). Anything else in it
+  is informational and never gates.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import weakref
+from collections.abc import Callable, Iterable, Mapping
+
+from skilldeck.skills.skill import Skill
+
+__all__ = ["apply_gating", "compatibility_problem", "gating_reason"]
+
+_OS_NAMES = {
+    "linux": "linux",
+    "macos": "darwin",
+    "mac os": "darwin",
+    "osx": "darwin",
+    "os x": "darwin",
+    "darwin": "darwin",
+    "windows": "win32",
+}
+_DISPLAY = {"linux": "Linux", "darwin": "macOS", "win32": "Windows"}
+_OS_WORDS = "|".join(sorted((re.escape(k) for k in _OS_NAMES), key=len, reverse=True))
+_OS_ONLY = re.compile(
+    rf"\b(?:(?P<a>{_OS_WORDS})\s+only|only\s+(?:on|for|runs on)\s+(?P<b>{_OS_WORDS})"
+    rf"|requires\s+(?P<c>{_OS_WORDS}))\b",
+    re.I,
+)
+_PYTHON_MIN = re.compile(
+    r"\bpython\s*(?:(?:>=|≥|version\s+)?\s*(?P<v1>3\.\d+)\s*\+|>=\s*(?P<v2>3\.\d+)|≥\s*(?P<v3>3\.\d+))",
+    re.I,
+)
+
+
+#: skills whose current ``unavailable_reason`` was set here (so re-gating may clear it)
+_GATED: weakref.WeakSet[Skill] = weakref.WeakSet()
+
+
+def _platform_family(platform: str) -> str:
+    for prefix in ("linux", "darwin", "win32"):
+        if platform.startswith(prefix):
+            return prefix
+    return platform
+
+
+def compatibility_problem(
+    text: str | None,
+    *,
+    platform: str = sys.platform,
+    python: tuple[int, int] = (sys.version_info.major, sys.version_info.minor),
+) -> str | None:
+    """Why a ``compatibility`` string rules this machine out, or None."""
+    if not text:
+        return None
+    wanted = {
+        _OS_NAMES[(m.group("a") or m.group("b") or m.group("c")).lower()]
+        for m in _OS_ONLY.finditer(text)
+    }
+    here = _platform_family(platform)
+    if wanted and here not in wanted:
+        names = " or ".join(sorted(_DISPLAY.get(w, w) for w in wanted))
+        return f"compatibility says it needs {names} (this is {_DISPLAY.get(here, here)})"
+    for m in _PYTHON_MIN.finditer(text):
+        major, minor = (
+            int(x) for x in (m.group("v1") or m.group("v2") or m.group("v3")).split(".")
+        )
+        if python < (major, minor):
+            return (
+                f"compatibility asks for Python {major}.{minor}+ (this is {python[0]}.{python[1]})"
+            )
+    return None
+
+
+def gating_reason(
+    skill: Skill,
+    *,
+    available_tools: set[str] | None,
+    which: Callable[[str], str | None] = shutil.which,
+    environ: Mapping[str, str] | None = None,
+    platform: str = sys.platform,
+) -> str | None:
+    """The reason ``skill`` cannot be used here, or None. ``available_tools=None``
+    means the tool set is not known yet, so ``requires-tools`` is not checked."""
+    meta = skill.metadata
+    env = os.environ if environ is None else environ
+    reasons: list[str] = []
+    if available_tools is not None:
+        missing_tools = [t for t in meta.requires_tools if t not in available_tools]
+        if missing_tools:
+            reasons.append(f"needs tool(s) this agent lacks: {', '.join(missing_tools)}")
+    missing_bins = [b for b in meta.requires_bins if which(b) is None]
+    if missing_bins:
+        reasons.append(f"needs program(s) not found on PATH: {', '.join(missing_bins)}")
+    missing_env = [v for v in meta.requires_env if not env.get(v)]
+    if missing_env:
+        reasons.append(f"needs environment variable(s) not set: {', '.join(missing_env)}")
+    compat = compatibility_problem(meta.compatibility, platform=platform)
+    if compat:
+        reasons.append(compat)
+    return "; ".join(reasons) or None
+
+
+def apply_gating(skills: Iterable[Skill], *, available_tools: set[str] | None) -> None:
+    """Set (or clear) ``unavailable_reason`` on each skill from :func:`gating_reason`.
+
+    A reason set by someone else (one that does not come from gating) is kept.
+    """
+    for skill in skills:
+        meta = skill.metadata
+        gated_before = skill.unavailable_reason is not None and skill in _GATED
+        if not (
+            meta.requires_tools
+            or meta.requires_bins
+            or meta.requires_env
+            or meta.compatibility
+            or gated_before
+        ):
+            continue  # the common case, kept cheap: registries hold thousands of skills
+        reason = gating_reason(skill, available_tools=available_tools)
+        if skill.unavailable_reason is not None and not gated_before:
+            continue
+        skill.unavailable_reason = reason
+        if reason is None:
+            _GATED.discard(skill)
+        else:
+            _GATED.add(skill)

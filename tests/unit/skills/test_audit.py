@@ -1,0 +1,108 @@
+"""The AST audit of code skills: each rule, line numbers, and what is not flagged."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from skilldeck.skills.audit import RULES, Finding, audit_path, audit_skill, audit_source
+
+P = Path("skill.py")
+
+
+def codes(source: str) -> list[tuple[str, int]]:
+    return [(f.code, f.line) for f in audit_source(textwrap.dedent(source), path=P)]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import os\nos.system('ls')\n", [("SDX01", 2)]),
+        ("import os as o\no.popen('ls')\n", [("SDX01", 2)]),
+        ("import os\nos.execvp('ls', ['ls'])\nos.spawnl(0, 'x')\n", [("SDX01", 2), ("SDX01", 3)]),
+        ("from os import system\n", [("SDX01", 1)]),
+        ("import subprocess\n", [("SDX02", 1)]),
+        ("from subprocess import run\n", [("SDX02", 1)]),
+        ("import multiprocessing.pool\n", [("SDX02", 1)]),
+        ("import asyncio\nasyncio.create_subprocess_exec('ls')\n", [("SDX02", 2)]),
+        ("import socket\n", [("SDX03", 1)]),
+        ("x = eval('1')\n", [("SDX04", 1)]),
+        ("exec('x = 1')\n", [("SDX04", 1)]),
+        ("compile('1', 'f', 'eval')\n", [("SDX04", 1)]),
+        ("import ctypes\n", [("SDX05", 1)]),
+        ("import importlib\n", [("SDX06", 1)]),
+        ("m = __import__('os')\n", [("SDX06", 1)]),
+        ("import os\ngetattr(os, 'system')('ls')\n", [("SDX01", 2)]),
+        ("getattr(__builtins__, 'eval')\n", [("SDX04", 1)]),
+        ("open('/etc/passwd')\n", [("SDX07", 1)]),
+        ("open('../../secrets.txt')\n", [("SDX07", 1)]),
+        ("open('~/.ssh/id_rsa')\n", [("SDX07", 1)]),
+        ("open(f'/home/{user}/x')\n", [("SDX07", 1)]),
+        ("import io\nio.open('/etc/hosts')\n", [("SDX07", 2)]),
+        ("from pathlib import Path\nPath('/etc/hosts').read_text()\n", [("SDX07", 2)]),
+        ("import pathlib\npathlib.Path('../x').write_text('y')\n", [("SDX07", 2)]),
+    ],
+)
+def test_rules(source: str, expected: list[tuple[str, int]]) -> None:
+    assert codes(source) == expected
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import os\nos.path.join('a', 'b')\nos.environ.get('X')\n",
+        "open('data/local.txt')\n",
+        "open('a/../b.txt')\n",
+        "open(path)\n",
+        "from pathlib import Path\nPath(__file__).parent.joinpath('x').read_text()\n",
+        "from pathlib import Path\nPath('/etc')\n",  # constructing is not opening
+        "import json, re, collections\n",
+        "ctx.tools.call('Bash', {'command': 'rm -rf /'})\n",  # goes through the tools
+        "from . import helpers\n",
+    ],
+)
+def test_not_flagged(source: str) -> None:
+    assert codes(source) == []
+
+
+def test_syntax_error_is_a_finding() -> None:
+    findings = audit_source("def broken(:\n", path=P)
+    assert [f.code for f in findings] == ["SDX00"] and findings[0].line == 1
+
+
+def test_finding_rendering_and_dict() -> None:
+    finding = audit_source("import os\n\nos.system('x')\n", path=P)[0]
+    assert isinstance(finding, Finding) and finding.rule == "os-exec"
+    assert str(finding).startswith("skill.py:3:0: SDX01 os-exec: calls `os.system()`")
+    assert finding.to_dict() == {
+        "code": "SDX01",
+        "rule": "os-exec",
+        "message": "calls `os.system()` (runs programs)",
+        "path": "skill.py",
+        "line": 3,
+        "col": 0,
+    }
+    assert set(RULES) == {f"SDX0{i}" for i in range(8)}
+
+
+def test_audit_skill_walks_python_files_except_scripts(tmp_path: Path) -> None:
+    (tmp_path / "SKILL.md").write_text("---\nname: x\ndescription: y\n---\n")
+    (tmp_path / "skill.py").write_text("import socket\n")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "util.py").write_text("eval('1')\n")
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "run.py").write_text("import subprocess\n")
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "junk.py").write_text("import ctypes\n")
+    found = {(f.path.name, f.code) for f in audit_skill(tmp_path)}
+    assert found == {("skill.py", "SDX03"), ("util.py", "SDX04")}
+    with_scripts = {(f.path.name, f.code) for f in audit_skill(tmp_path, include_scripts=True)}
+    assert ("run.py", "SDX02") in with_scripts
+
+
+def test_audit_path_accepts_a_single_file(tmp_path: Path) -> None:
+    file = tmp_path / "one.py"
+    file.write_text("import os\nos.system('x')\n")
+    assert [(f.code, f.line) for f in audit_path(file)] == [("SDX01", 2)]
