@@ -32,6 +32,7 @@ from anyio.abc import Process
 from pydantic import BaseModel, Field
 
 from skilldeck.errors import ToolError
+from skilldeck.sandbox import Sandbox
 from skilldeck.tools._text import OUTPUT_CAP
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
 from skilldeck.tools.paths import allowed_roots, is_inside
@@ -171,7 +172,17 @@ class BashTool(Tool):
         cwd, note = _start_cwd(ctx)
         timeout_ms = args.timeout or DEFAULT_TIMEOUT_MS
         cap = int(getattr(ctx.settings.agent, "tool_output_limit", OUTPUT_CAP))
-        outcome = await _execute(_build_argv(args.command, ctx), ctx, cwd, timeout_ms / 1000, cap)
+        sandbox = Sandbox.for_state(ctx.state, ctx.settings)
+        wrapped = sandbox.wrap(
+            _build_argv(args.command, ctx),
+            workspace=Path(ctx.workspace),
+            scratch=None,
+            cwd=cwd,
+            writable=[Path(r) for r in ctx.roots],
+        )
+        if wrapped.warning:
+            note = f"(warning: {wrapped.warning})\n{note}"
+        outcome = await _execute(wrapped.argv, ctx, cwd, timeout_ms / 1000, cap)
         after = _settle_cwd(ctx, outcome.cwd)
         return _result(outcome, note, after, timeout_ms=timeout_ms, cap=cap)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from skilldeck.config import Settings
+from skilldeck.config import SandboxSettings, Settings
 from skilldeck.tools.base import ToolContext, ToolResult
 from skilldeck.tools.bash import CWD_STATE, BashTool, _build_argv, kill_background, scrub_env
 
@@ -20,7 +20,10 @@ pytestmark = pytest.mark.anyio
 def ctx(tmp_path: Path) -> ToolContext:
     ws = tmp_path / "ws"
     (ws / "sub").mkdir(parents=True)
-    return ToolContext(session_id="sess-1", workspace=ws.resolve(), settings=Settings(workspace=ws))
+    # Bash semantics without the sandbox (host pids are observable); the sandboxed
+    # variant is covered in test_tool_bash_sandbox.py.
+    settings = Settings(workspace=ws, sandbox=SandboxSettings(mode="off"))
+    return ToolContext(session_id="sess-1", workspace=ws.resolve(), settings=settings)
 
 
 async def bash(ctx: ToolContext, command: str, **args: Any) -> ToolResult:
