@@ -1,0 +1,137 @@
+"""One turn's tool calls: consult the gate, run what is allowed concurrently, in order.
+
+The loop hands the assistant's tool calls to :meth:`Dispatcher.dispatch` and gets back
+one :class:`Outcome` per call, in call order. Each outcome is either a finished
+``ToolResult`` or a :class:`Waiting` (a human must answer: an ``ask`` decision with no
+interactive approver, or a tool's ``PauseRequest`` such as ``AskUserQuestion``).
+
+Gate checks and the interactive approver run one call at a time, in order (a human
+answers one question at a time); the calls they allow then run concurrently in an
+anyio task group. Whatever a tool raises becomes an error result the model can read:
+a tool is a boundary, and one broken tool must not end the run.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+
+from skilldeck.agent.events import AskUserEvent, Event, PermissionRequestEvent
+from skilldeck.agent.gate import (
+    DENIED_BY_USER,
+    Approval,
+    ApprovalRequest,
+    Approver,
+    RememberingGate,
+    ToolGate,
+    ask_approver,
+)
+from skilldeck.llm.messages import ToolCall
+from skilldeck.tools.base import ToolContext, ToolRegistry, ToolResult
+
+log = logging.getLogger(__name__)
+
+#: at most this many tool calls of one turn run at the same time
+MAX_PARALLEL_TOOLS = 16
+
+
+@dataclass
+class Waiting:
+    """A call that needs a human: ``kind`` is ``permission`` or a PauseRequest kind."""
+
+    kind: str
+    payload: dict[str, Any]
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "payload": self.payload, "reason": self.reason}
+
+
+@dataclass
+class Outcome:
+    call: ToolCall
+    result: ToolResult | None = None
+    waiting: Waiting | None = None
+
+
+@dataclass
+class Dispatcher:
+    """Runs tool calls for one session. ``emit`` receives ask/permission events."""
+
+    tools: ToolRegistry
+    gate: ToolGate
+    ctx: ToolContext
+    emit: Callable[[Event], None]
+    approver: Approver | None = None
+    limiter: anyio.CapacityLimiter = field(
+        default_factory=lambda: anyio.CapacityLimiter(MAX_PARALLEL_TOOLS)
+    )
+
+    async def dispatch(self, calls: list[ToolCall]) -> list[Outcome]:
+        outcomes = [await self._decide(call) for call in calls]
+        to_run = [o for o in outcomes if o.result is None and o.waiting is None]
+        if len(to_run) == 1:
+            await self._run(to_run[0])
+        elif to_run:
+            async with anyio.create_task_group() as tg:
+                for outcome in to_run:
+                    tg.start_soon(self._run, outcome)
+        for outcome in outcomes:
+            self._note_pause(outcome)
+        return outcomes
+
+    async def run_approved(self, call: ToolCall) -> Outcome:
+        """Run ``call`` a human approved after a pause (the gate already asked)."""
+        outcome = Outcome(call)
+        await self._run(outcome)
+        self._note_pause(outcome)
+        return outcome
+
+    async def _decide(self, call: ToolCall) -> Outcome:
+        decision = await self.gate.check(call, self.ctx)
+        if decision.kind == "deny":
+            return Outcome(call, ToolResult.error(decision.message or DENIED_BY_USER))
+        if decision.kind == "ask":
+            payload = {"tool": call.name, "input": call.input, **decision.payload}
+            self.emit(
+                PermissionRequestEvent(tool=call.name, input=call.input, reason=decision.message)
+            )
+            if self.approver is None:
+                return Outcome(call, waiting=Waiting("permission", payload, decision.message))
+            request = ApprovalRequest(call, payload, decision.message, self.ctx.session_id)
+            answer = await ask_approver(self.approver, request)
+            if answer is Approval.DENY:
+                return Outcome(call, ToolResult.error(DENIED_BY_USER))
+            if answer is Approval.ALWAYS and isinstance(self.gate, RememberingGate):
+                self.gate.remember(call, self.ctx)
+        if call.name not in self.tools:
+            available = ", ".join(sorted(self.tools.names()))
+            return Outcome(
+                call, ToolResult.error(f"Unknown tool {call.name!r}. Available tools: {available}.")
+            )
+        return Outcome(call)
+
+    async def _run(self, outcome: Outcome) -> None:
+        call = outcome.call
+        async with self.limiter:
+            try:
+                outcome.result = await self.tools.dispatch(call.name, call.input, self.ctx)
+            except Exception as e:  # a tool is a boundary: its failure is the model's news
+                log.warning("tool %s raised", call.name, exc_info=True)
+                outcome.result = ToolResult.error(
+                    f"Tool {call.name} failed: {type(e).__name__}: {e}"
+                )
+
+    def _note_pause(self, outcome: Outcome) -> None:
+        result = outcome.result
+        if result is None or result.pause is None:
+            return
+        pause = result.pause
+        outcome.waiting = Waiting(pause.kind, dict(pause.payload))
+        outcome.result = None
+        if pause.kind == "ask_user":
+            self.emit(AskUserEvent(questions=list(pause.payload.get("questions", []))))

@@ -1,0 +1,429 @@
+"""The agent loop: think → act → observe, until the model stops or a limit is hit.
+
+One turn is a short sequence of named steps (:meth:`Agent._turn`)::
+
+    check limits → build request → call model → record reply → dispatch tools → record
+
+Every step emits typed events (``agent/events.py``); the turn's messages, events,
+usage and tool state are committed to the session store in one transaction
+(``agent/recorder.py``). A turn that needs a human (``AskUserQuestion``, an ``ask``
+permission with no interactive approver) pauses the session; :meth:`Agent.resume` —
+in this process or another — turns the answer into the missing tool results and the
+loop goes on.
+
+Model mistakes (bad tool input, unknown tools, failing tools) go back to the model as
+error results. A model that cannot be reached ends the run with status ``error``
+(resumable). Anything else raised here is a bug in skilldeck and propagates, after
+the session is marked ``error`` (or ``cancelled``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import socket
+from collections.abc import AsyncIterator, Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from skilldeck.agent.context import ContextManager, History
+from skilldeck.agent.dispatch import Dispatcher, Outcome
+from skilldeck.agent.events import (
+    ContextTrimmedEvent,
+    DoneEvent,
+    Event,
+    ModelCallEvent,
+    SkillHintEvent,
+    TextDeltaEvent,
+    TextEvent,
+    ToolCallEvent,
+    UsageEvent,
+)
+from skilldeck.agent.gate import DENIED_BY_USER, AllowAll, Approver, ToolGate
+from skilldeck.agent.pending import Pending, format_answer
+from skilldeck.agent.recorder import Limits, Recorder, RunResult, RunState, StoredRow, owner
+from skilldeck.agent.session import SessionStore, TurnWrite, new_session_id, process_alive
+from skilldeck.errors import ModelError, SessionError
+from skilldeck.llm.messages import (
+    AssistantMessage,
+    Message,
+    Model,
+    SystemMessage,
+    TextDelta,
+    ToolCall,
+    TurnComplete,
+    Usage,
+    UserMessage,
+)
+from skilldeck.tools.base import ToolContext, ToolRegistry, ToolResult
+
+if TYPE_CHECKING:
+    from skilldeck.config import Settings
+    from skilldeck.skills.registry import SkillRegistry
+
+__all__ = ["HINT_META", "Agent", "Hinter", "Limits", "RunResult"]
+
+#: (hint text, skill names) for a user message, or None
+Hinter = Callable[[str], "tuple[str, list[str]] | None"]
+HINT_META = "skill-hint"
+
+
+class Agent:
+    """A model, its tools and a session store, run as a loop. Build with ``build_agent``."""
+
+    def __init__(
+        self,
+        *,
+        model: Model,
+        tools: ToolRegistry,
+        settings: Settings,
+        store: SessionStore,
+        system_prompt: str | Callable[[str], str],
+        cwd: Path,
+        name: str = "main",
+        limits: Limits | None = None,
+        gate: ToolGate | None = None,
+        approver: Approver | None = None,
+        hinter: Hinter | None = None,
+        context: ContextManager | None = None,
+        skills: SkillRegistry | None = None,
+        services: dict[str, Any] | None = None,
+        metadata: dict[str, Any] | None = None,
+        model_spec: str | None = None,
+        stream_text: bool = False,
+        on_event: Callable[[Event], None] | None = None,
+        startup: Callable[[str], list[Message]] | None = None,
+        owns_store: bool = False,
+    ) -> None:
+        self.model, self.tools, self.settings, self.store = model, tools, settings, store
+        self.system_prompt, self.cwd, self.name = system_prompt, cwd, name
+        self.limits = limits or Limits.from_settings(settings)
+        self.gate: ToolGate = gate or AllowAll()
+        self.approver, self.hinter, self.skills = approver, hinter, skills
+        self.context = context or ContextManager.for_model(model.name, settings)
+        self.services = dict(services or {})
+        self.metadata = dict(metadata or {})
+        self.model_spec = model_spec or model.name
+        self.stream_text = stream_text
+        #: messages placed after the system prompt of every new session (preloaded skills)
+        self.startup = startup
+        self.owns_store = owns_store
+        self.specs = tools.specs()
+        self.recorder = Recorder(store, self.context, model.name, on_event)
+        self._contexts: dict[str, ToolContext] = {}
+
+    def close(self) -> None:
+        """Close the session store if this agent opened it."""
+        if self.owns_store:
+            self.store.close()
+
+    def __enter__(self) -> Agent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- public API --------------------------------------------------------------
+
+    async def run_stream(
+        self, task: str, *, session_id: str | None = None, preload: Sequence[Message] = ()
+    ) -> AsyncIterator[Event]:
+        """Run ``task`` (in a new session, or appended to ``session_id``), yielding events.
+
+        ``preload`` messages (e.g. a skill body the user invoked by hand) go just
+        before the task.
+        """
+        if session_id is None:
+            run = self._start(task, preload)
+        else:
+            run = self._continue(session_id, task, preload)
+        async for event in self._drive(run):
+            yield event
+
+    async def resume_stream(
+        self, session_id: str, *, answer: str | None = None, approve: bool | None = None
+    ) -> AsyncIterator[Event]:
+        """Continue a paused, interrupted or failed session, yielding events."""
+        run = self._load(session_id, resuming=True)
+        if run.pending is not None:
+            run.pending.check(run.session_id, answer=answer, approve=approve)
+        elif answer is not None or approve is not None:
+            raise SessionError(f"Session {run.session_id} is not waiting for an answer.")
+        self.store.commit(run.session_id, TurnWrite(status="running", metadata=owner()))
+        async for event in self._drive(run, resume=(answer, approve)):
+            yield event
+
+    async def run(
+        self, task: str, *, session_id: str | None = None, preload: Sequence[Message] = ()
+    ) -> RunResult:
+        return await self._collect(self.run_stream(task, session_id=session_id, preload=preload))
+
+    async def resume(
+        self, session_id: str, *, answer: str | None = None, approve: bool | None = None
+    ) -> RunResult:
+        return await self._collect(self.resume_stream(session_id, answer=answer, approve=approve))
+
+    def run_sync(self, task: str, **kwargs: Any) -> RunResult:
+        """``run`` for scripts and notebooks (starts its own event loop)."""
+        return anyio.run(functools.partial(self.run, task, **kwargs))
+
+    def resume_sync(self, session_id: str, **kwargs: Any) -> RunResult:
+        return anyio.run(functools.partial(self.resume, session_id, **kwargs))
+
+    def tool_context(self, session_id: str) -> ToolContext:
+        """The tool context of a session (its state: Bash cwd, todos, files read…)."""
+        return self._contexts.get(session_id) or self._make_ctx(session_id, {})
+
+    # ---- the loop ----------------------------------------------------------------
+
+    async def _drive(
+        self, run: RunState, resume: tuple[str | None, bool | None] | None = None
+    ) -> AsyncIterator[Event]:
+        try:
+            if resume is not None and run.pending is not None:
+                await self._resolve_pending(run, *resume)
+                for event in run.drain():
+                    yield event
+            while run.status is None:
+                async for event in self._turn(run):
+                    yield event
+        except ModelError as e:  # the model is unreachable or out of script: resumable
+            self.recorder.finish(run, "error", reason=str(e))
+        except BaseException as e:
+            self.recorder.abandon(run, e)
+            raise
+        for event in run.drain():
+            yield event
+
+    async def _turn(self, run: RunState) -> AsyncIterator[Event]:
+        stop = self.limits.reached(run)
+        if stop is not None:
+            status, reason = stop
+            self.recorder.finish(run, status, reason=reason, text=_last_text(run))
+            return
+        request = self._build_request(run)
+        async for delta in self._call_model(run, request):
+            yield delta
+        reply = run.reply
+        assert reply is not None, "_call_model always sets run.reply"
+        self._record_reply(run, reply)
+        for event in run.drain():  # text and tool cards show before the tools run
+            yield event
+        if reply.tool_calls:
+            outcomes = await self._dispatch(run, reply.tool_calls)
+            self._record_outcomes(run, reply, outcomes, reply_committed=False)
+        else:
+            self.recorder.finish(run, "completed", text=reply.text, rows=[(reply, None)])
+        for event in run.drain():
+            yield event
+
+    def _build_request(self, run: RunState) -> list[Message]:
+        view = self.context.prepare(run.history, self.specs)
+        if view.omitted != run.omitted:
+            run.omitted = view.omitted
+            if view.omitted:
+                self.recorder.emit(run, ContextTrimmedEvent(omitted=view.omitted))
+        return view.messages
+
+    async def _call_model(self, run: RunState, request: list[Message]) -> AsyncIterator[Event]:
+        run.turn += 1
+        self.recorder.emit(run, ModelCallEvent(turn=run.turn, model=self.model.name))
+        for event in run.drain():
+            yield event
+        if not self.stream_text:
+            run.reply = await self.model.respond(request, self.specs)
+            return
+        run.reply = None
+        async for chunk in self.model.stream(request, self.specs):
+            if isinstance(chunk, TextDelta) and chunk.text:
+                delta = TextDeltaEvent(text=chunk.text)
+                if self.recorder.on_event is not None:
+                    self.recorder.on_event(delta)
+                yield delta  # live text only: deltas are not stored
+            elif isinstance(chunk, TurnComplete):
+                run.reply = chunk.message
+        if run.reply is None:
+            raise ModelError(f"{self.model.name}: the stream ended without a complete turn.")
+
+    def _record_reply(self, run: RunState, reply: AssistantMessage) -> None:
+        if reply.usage is not None:
+            run.usage = run.usage + reply.usage
+            run.turn_usage = reply.usage
+            self.recorder.emit(run, UsageEvent(turn=run.session_turn + 1, usage=reply.usage))
+        if reply.text:
+            self.recorder.emit(run, TextEvent(text=reply.text))
+        for call in reply.tool_calls:
+            self.recorder.emit(run, ToolCallEvent(id=call.id, name=call.name, input=call.input))
+
+    async def _dispatch(self, run: RunState, calls: list[ToolCall]) -> list[Outcome]:
+        allowed, refused = list(calls), []
+        cap = self.limits.max_tool_calls
+        if cap is not None and run.tool_calls + len(calls) > cap:
+            allowed = calls[: max(0, cap - run.tool_calls)]
+            note = f"Not run: this run reached its limit of {cap} tool calls."
+            refused = [Outcome(c, ToolResult.error(note)) for c in calls[len(allowed) :]]
+        run.tool_calls += len(allowed)
+        outcomes = await self._dispatcher(run).dispatch(allowed) + refused
+        for o in outcomes:
+            if o.result is not None:
+                self.recorder.emit_result(run, o.call, o.result)
+        return outcomes
+
+    def _record_outcomes(
+        self,
+        run: RunState,
+        reply: AssistantMessage,
+        outcomes: list[Outcome],
+        *,
+        reply_committed: bool,
+    ) -> None:
+        """Commit the turn; when a call waits for a human, pause instead."""
+        head: list[StoredRow] = [] if reply_committed else [(reply, None)]
+        if any(o.waiting is not None for o in outcomes):
+            run.pending = Pending.from_outcomes(outcomes, turn=run.session_turn)
+            what = "approval" if run.pending.needs_approval() else "an answer"
+            self.recorder.finish(
+                run, "paused", reason=f"waiting for {what}", text=reply.text, rows=head
+            )
+            return
+        results = [self.recorder.result_row(o.call, o.result) for o in outcomes if o.result]
+        run.pending = None
+        self.recorder.commit(run, [*head, *results], clear_pending=reply_committed)
+
+    def _dispatcher(self, run: RunState) -> Dispatcher:
+        emit = functools.partial(self.recorder.emit, run)
+        return Dispatcher(self.tools, self.gate, run.ctx, emit, self.approver)
+
+    # ---- pause and resume ----------------------------------------------------------
+
+    async def _resolve_pending(
+        self, run: RunState, answer: str | None, approve: bool | None
+    ) -> None:
+        """Turn the human's answer into the paused turn's missing results, in order."""
+        pending = run.pending
+        assert pending is not None
+        dispatcher = self._dispatcher(run)
+        outcomes: list[Outcome] = []
+        for call in pending.calls:
+            if call.id in pending.results:
+                outcomes.append(Outcome(call, pending.results[call.id]))
+                continue
+            waiting = pending.waiting[call.id]
+            if waiting.kind != "permission":
+                outcome = Outcome(call, ToolResult(format_answer(waiting.payload, answer or "")))
+            elif approve:
+                run.tool_calls += 1
+                outcome = await dispatcher.run_approved(call)
+            else:
+                outcome = Outcome(call, ToolResult.error(_denied(waiting.payload)))
+            if outcome.result is not None:
+                self.recorder.emit_result(run, call, outcome.result)
+            outcomes.append(outcome)
+        reply = next(m for m in reversed(run.history.messages) if isinstance(m, AssistantMessage))
+        self._record_outcomes(run, reply, outcomes, reply_committed=True)
+
+    # ---- sessions -------------------------------------------------------------------
+
+    def _start(self, task: str, preload: Sequence[Message]) -> RunState:
+        sid = new_session_id()
+        run = RunState(sid, History(), self._make_ctx(sid, {}))
+        system = self.system_prompt(task) if callable(self.system_prompt) else self.system_prompt
+        startup = self.startup(sid) if self.startup is not None else []
+        first = [SystemMessage(content=system), *startup, *preload, *self._user_turn(run, task)]
+        self.store.create(
+            session_id=sid,
+            model=self.model_spec,
+            agent=self.name,
+            cwd=self.cwd,
+            task=task,
+            messages=[(m, None) for m in first],
+            metadata={**self.metadata, **owner()},
+        )
+        run.history.extend(first)
+        return run
+
+    def _continue(self, session_id: str, task: str, preload: Sequence[Message]) -> RunState:
+        run = self._load(session_id, resuming=False)
+        if run.pending is not None:
+            raise SessionError(
+                f"Session {run.session_id} is paused waiting for a human; resume it first."
+            )
+        new = [*preload, *self._user_turn(run, task)]
+        rows = [(m, None) for m in new]
+        self.store.commit(
+            run.session_id, TurnWrite(messages=rows, status="running", metadata=owner())
+        )
+        run.history.extend(new)
+        return run
+
+    def _load(self, session_id: str, *, resuming: bool) -> RunState:
+        record = self.store.get(session_id)
+        pid = record.metadata.get("pid")
+        if (
+            record.status == "running"
+            and isinstance(pid, int)
+            and pid != os.getpid()
+            and record.metadata.get("host") == socket.gethostname()
+            and process_alive(pid)
+        ):
+            raise SessionError(f"Session {record.id} is still running in process {pid}.")
+        if resuming and record.status == "completed":
+            raise SessionError(
+                f"Session {record.id} is completed; there is nothing to resume. "
+                f"Continue the conversation with `skilldeck chat --session {record.id}`."
+            )
+        ctx = self._contexts.get(record.id) or self._make_ctx(record.id, dict(record.state))
+        history = History(counter=self.context.counter)
+        history.extend(self.store.load_messages(record.id))
+        run = RunState(record.id, history, ctx)
+        run.pending = Pending.from_dict(record.pending) if record.pending else None
+        return run
+
+    def _user_turn(self, run: RunState, text: str) -> list[Message]:
+        """The user's message, preceded by a skill hint when the hinter has one."""
+        run.ctx.state["user_message"] = text  # code skills read the latest request
+        hint = self.hinter(text) if self.hinter is not None else None
+        if not hint:
+            return [UserMessage(content=text)]
+        hint_text, names = hint
+        self.recorder.emit(run, SkillHintEvent(skills=names))
+        return [UserMessage(content=hint_text, meta=HINT_META), UserMessage(content=text)]
+
+    def _make_ctx(self, session_id: str, state: dict[str, Any]) -> ToolContext:
+        ctx = ToolContext(
+            session_id=session_id,
+            workspace=self.cwd,
+            settings=self.settings,
+            skills=self.skills,
+            agent_name=self.name,
+            state=state,
+            services={"tool_gate": self.gate, **self.services},
+        )
+        self._contexts[session_id] = ctx
+        return ctx
+
+    async def _collect(self, stream: AsyncIterator[Event]) -> RunResult:
+        events = [event async for event in stream]
+        done = next(e for e in reversed(events) if isinstance(e, DoneEvent) and not e.is_sub_agent)
+        usage = Usage()
+        for e in events:
+            if isinstance(e, UsageEvent) and not e.is_sub_agent:
+                usage = usage + e.usage
+        pending = self.store.get(done.session_id).pending if done.status == "paused" else None
+        return RunResult(
+            done.session_id, done.status, done.text, done.reason, events, usage, pending
+        )
+
+
+def _last_text(run: RunState) -> str:
+    for message in reversed(run.history.messages):
+        if isinstance(message, AssistantMessage) and message.text:
+            return message.text
+    return ""
+
+
+def _denied(payload: dict[str, Any]) -> str:
+    tool = payload.get("tool")
+    return f"{DENIED_BY_USER} (tool: {tool})" if tool else DENIED_BY_USER

@@ -1,0 +1,336 @@
+"""``skilldeck chat``: an interactive session with the agent.
+
+On a terminal it is a prompt_toolkit REPL — history in ``$SKILLDECK_HOME/chat_history``,
+Enter sends, Esc+Enter (or a trailing backslash) starts a new line. When stdin is not
+a terminal it reads lines from stdin instead (a trailing backslash continues a line),
+so it can be scripted and tested in a subprocess. Questions (``AskUserQuestion``) and
+permission prompts are asked inline through the same reader.
+
+Commands: ``/skills``, ``/skill NAME [args]`` (load a skill by hand and send args),
+``/todos``, ``/session``, ``/help``, ``/exit``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Protocol
+
+import typer
+
+from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption
+from skilldeck.cli.run_cmd import (
+    BaseUrlOption,
+    CwdOption,
+    MaxTurnsOption,
+    ModelOption,
+    SkillOption,
+    check_roots,
+    make_renderer,
+    workdir_option,
+)
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from skilldeck.agent.events import DoneEvent, Event
+    from skilldeck.agent.gate import Approval, ApprovalRequest
+    from skilldeck.agent.loop import Agent
+    from skilldeck.llm.messages import Message
+
+HELP = """\
+/skills              list the skills available in this session
+/skill NAME [args]   load a skill's instructions and send args (or "use it") to the agent
+/todos               show the session's todo list
+/session             show the session id (continue later with `chat --session ID`)
+/help                this help
+/exit                leave (Ctrl-D works too)
+Esc+Enter or a trailing backslash starts a new line."""
+
+
+SessionOption = Annotated[
+    str | None, typer.Option("--session", help="Continue this session (id or unique prefix).")
+]
+
+
+class LineReader(Protocol):
+    async def read(self, prompt: str) -> str | None:
+        """One (possibly multi-line) input; None at end of input."""
+        ...
+
+
+class StdinReader:
+    """Lines from a non-terminal stdin; a trailing backslash joins the next line."""
+
+    async def read(self, prompt: str) -> str | None:
+        import anyio.to_thread
+
+        parts: list[str] = []
+        while True:
+            line = await anyio.to_thread.run_sync(sys.stdin.readline)
+            if not line:
+                return "\n".join(parts) if parts else None
+            line = line.rstrip("\n")
+            if line.endswith("\\"):
+                parts.append(line[:-1])
+                continue
+            parts.append(line)
+            return "\n".join(parts)
+
+
+class PromptReader:
+    """prompt_toolkit on a terminal: history file, Esc+Enter or ``\\`` for new lines."""
+
+    def __init__(self, history_file: Path) -> None:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory
+        from prompt_toolkit.key_binding import KeyBindings
+
+        history_file.parent.mkdir(parents=True, exist_ok=True)
+        bindings = KeyBindings()
+
+        @bindings.add("escape", "enter")
+        def _newline(event: Any) -> None:
+            event.current_buffer.insert_text("\n")
+
+        @bindings.add("enter")
+        def _submit(event: Any) -> None:
+            buffer = event.current_buffer
+            if buffer.text.endswith("\\"):
+                buffer.text = buffer.text[:-1] + "\n"
+                buffer.cursor_position = len(buffer.text)
+            else:
+                buffer.validate_and_handle()
+
+        self.session: Any = PromptSession(
+            history=FileHistory(str(history_file)), key_bindings=bindings, multiline=True
+        )
+
+    async def read(self, prompt: str) -> str | None:
+        try:
+            text: str = await self.session.prompt_async(prompt)
+        except EOFError:
+            return None
+        except KeyboardInterrupt:
+            return ""
+        return text
+
+
+def register(app: typer.Typer) -> None:
+    app.command("chat", help="Talk with the agent interactively.")(chat)
+
+
+def chat(
+    model: ModelOption = None,
+    skill: SkillOption = None,
+    cwd: CwdOption = None,
+    max_turns: MaxTurnsOption = None,
+    base_url: BaseUrlOption = None,
+    root: RootOption = None,
+    no_defaults: NoDefaultsOption = False,
+    session: SessionOption = None,
+    json_: JsonOption = False,
+) -> None:
+    import anyio
+    from rich.console import Console
+
+    from skilldeck.agent.builder import build_agent, choose_model_spec
+    from skilldeck.config import load_settings
+
+    workdir = workdir_option(cwd)
+    check_roots(root, no_defaults)
+    settings = load_settings(workspace=workdir)
+    tty = sys.stdin.isatty()
+    reader: LineReader = PromptReader(settings.home / "chat_history") if tty else StdinReader()
+    console = Console(stderr=json_)
+    repl = Repl(reader, console, json_=json_, prompt="› " if tty else "")
+    agent = build_agent(
+        settings,
+        model=choose_model_spec(settings, model),
+        skills=skill or (),
+        cwd=workdir,
+        max_turns=max_turns,
+        json_events=json_ or not tty,
+        approver=repl.approve,
+        roots=root or (),
+        no_defaults=no_defaults,
+        base_url=base_url,
+        services={"ask_user": repl.ask_user},
+    )
+    with agent:
+        repl.agent = agent
+        repl.session_id = agent.store.resolve(session) if session else None
+        anyio.run(repl.loop)
+
+
+class Repl:
+    """The read → command-or-send → render loop; owns nothing but the session id."""
+
+    def __init__(self, reader: LineReader, console: Console, *, json_: bool, prompt: str) -> None:
+        self.reader, self.console, self.json_, self.prompt = reader, console, json_, prompt
+        self.agent: Agent | None = None
+        self.session_id: str | None = None
+
+    async def loop(self) -> None:
+        agent = self._agent()
+        if not self.json_:
+            self.console.print(
+                f"skilldeck chat · {agent.model_spec} · /help for commands",
+                style="dim",
+                highlight=False,
+            )
+        while True:
+            line = await self.reader.read(self.prompt)
+            if line is None:
+                break
+            text = line.strip()
+            if not text:
+                continue
+            if text.startswith("/"):
+                if not await self.command(text):
+                    break
+                continue
+            await self.send(text)
+
+    def _agent(self) -> Agent:
+        assert self.agent is not None, "chat() sets the agent before the loop starts"
+        return self.agent
+
+    # ---- sending -------------------------------------------------------------------
+
+    async def send(self, text: str, preload: Sequence[Message] = ()) -> None:
+        agent = self._agent()
+        stream = agent.run_stream(text, session_id=self.session_id, preload=preload)
+        done = await self.render(stream)
+        self.session_id = done.session_id
+        while done.status == "paused":
+            done = await self._continue_paused(done)
+
+    async def _continue_paused(self, done: DoneEvent) -> DoneEvent:
+        from skilldeck.agent.pending import Pending
+        from skilldeck.cli.render import parse_approval
+
+        agent = self._agent()
+        raw = agent.store.get(done.session_id).pending
+        pending = Pending.from_dict(raw) if raw else None
+        answer: str | None = None
+        approve: bool | None = None
+        if pending is not None and pending.needs_answer():
+            answer = await self.reader.read("answer> ") or ""
+        if pending is not None and pending.needs_approval():
+            reply = await self.reader.read("approve? [y/n] ") or ""
+            approve = parse_approval(reply).value != "deny"
+        return await self.render(
+            agent.resume_stream(done.session_id, answer=answer, approve=approve)
+        )
+
+    async def render(self, stream: AsyncIterator[Event]) -> DoneEvent:
+        from skilldeck.agent.events import DoneEvent
+
+        renderer = make_renderer(json_=self.json_, console=self.console)
+        last: DoneEvent | None = None
+        try:
+            async for event in stream:
+                renderer.handle(event)
+                if isinstance(event, DoneEvent) and not event.is_sub_agent:
+                    last = event
+        finally:
+            renderer.close()
+        assert last is not None, "every run ends with a done event"
+        return last
+
+    # ---- human in the loop -----------------------------------------------------------
+
+    async def approve(self, request: ApprovalRequest) -> Approval:
+        from skilldeck.cli.render import approval_prompt, parse_approval
+
+        self.console.print(approval_prompt(request), end="", highlight=False, markup=False)
+        return parse_approval(await self.reader.read("") or "")
+
+    async def ask_user(self, questions: list[dict[str, Any]]) -> str:
+        from rich.panel import Panel
+
+        from skilldeck.cli.render import questions_text
+
+        self.console.print(
+            Panel(
+                questions_text(questions),
+                title="Question",
+                title_align="left",
+                border_style="yellow",
+            )
+        )
+        return (await self.reader.read("answer> ") or "").strip()
+
+    # ---- slash commands ------------------------------------------------------------------
+
+    async def command(self, text: str) -> bool:
+        """Run a ``/command``; False means leave the chat."""
+        name, _, rest = text[1:].partition(" ")
+        name = name.lower()
+        if name in {"exit", "quit", "q"}:
+            return False
+        if name == "help":
+            self.console.print(HELP, highlight=False, markup=False)
+        elif name == "skills":
+            self._list_skills()
+        elif name == "skill":
+            await self._invoke_skill(rest.strip())
+        elif name == "todos":
+            self._todos()
+        elif name == "session":
+            self.console.print(self.session_id or "No session yet: send a message first.")
+        else:
+            self.console.print(f"Unknown command /{name}. Type /help.", style="yellow")
+        return True
+
+    def _list_skills(self) -> None:
+        registry = self._agent().skills
+        skills = registry.list() if registry is not None else []
+        if not skills:
+            self.console.print("No skills found.")
+        for s in skills:
+            desc = s.description.replace("\n", " ")
+            self.console.print(f"[bold]{s.name}[/bold]  {desc[:100]}", highlight=False)
+
+    async def _invoke_skill(self, rest: str) -> None:
+        from skilldeck.agent.builder import skill_body_message
+        from skilldeck.errors import SkillError
+        from skilldeck.skills.disclosure import render_level2
+
+        agent = self._agent()
+        name, _, raw_args = rest.partition(" ")
+        args = raw_args.strip() or None
+        if not name or agent.skills is None:
+            self.console.print("Usage: /skill NAME [args]", style="yellow")
+            return
+        try:
+            skill = agent.skills.get(name)
+        except SkillError as e:
+            self.console.print(str(e), style="red")
+            return
+        if not skill.metadata.user_invocable:
+            self.console.print(
+                f"Skill {name!r} cannot be invoked by hand (user-invocable: false).", style="yellow"
+            )
+            return
+        body = render_level2(
+            skill, arguments=args, session_id=self.session_id, project_dir=agent.cwd
+        )
+        note = f'The user invoked the skill "{skill.name}". Follow its instructions.'
+        preload = [skill_body_message(skill.name, body, note=note)]
+        await self.send(args or f"Use the {skill.name} skill.", preload)
+
+    def _todos(self) -> None:
+        if self.session_id is None:
+            self.console.print("No todos yet.")
+            return
+        todos = self._agent().store.todos(self.session_id)
+        if not todos:
+            self.console.print("No todos yet.")
+        marks = {"completed": "✔", "in_progress": "▶", "pending": "○"}
+        for todo in todos:
+            self.console.print(
+                f"{marks.get(todo['status'], '?')} {todo['content']}", highlight=False, markup=False
+            )

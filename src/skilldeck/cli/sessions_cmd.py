@@ -1,0 +1,190 @@
+"""``skilldeck sessions list|show|delete``: what the session store holds.
+
+``show`` prints the transcript (messages with tool calls and results), todos, usage
+and — for a paused session — what it is waiting for and the command to continue.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from skilldeck.cli.common import JsonOption, print_json, stdout_console
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from skilldeck.agent.session import SessionRecord, SessionStore, StoredMessage
+
+IdArg = Annotated[str, typer.Argument(help="Session id (a unique prefix works).")]
+_RESULT_LINES = 8
+
+
+def register(app: typer.Typer) -> None:
+    app.command("list")(list_sessions)
+    app.command("show")(show_session)
+    app.command("delete")(delete_session)
+
+
+def _store() -> SessionStore:
+    from skilldeck.agent.session import SessionStore
+    from skilldeck.config import load_settings
+
+    return SessionStore.open(load_settings())
+
+
+def list_sessions(
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many.")] = 20,
+    status: Annotated[
+        str | None, typer.Option("--status", help="Only sessions with this status.")
+    ] = None,
+    json_: JsonOption = False,
+) -> None:
+    """Most recently updated sessions first."""
+    with _store() as store:
+        records = store.list(limit=limit, status=status)
+    if json_:
+        print_json([r.to_dict() for r in records])
+        return
+    from rich.table import Table
+
+    console = stdout_console()
+    if not records:
+        console.print('No sessions yet. Start one with `skilldeck run "TASK"`.')
+        return
+    table = Table(box=None, header_style="bold")
+    table.add_column("ID", no_wrap=True, min_width=12)
+    table.add_column("STATUS", no_wrap=True, min_width=9)
+    table.add_column("UPDATED", no_wrap=True, min_width=19)
+    table.add_column("MODEL", overflow="ellipsis", max_width=32)
+    table.add_column("MSGS", justify="right")
+    table.add_column("TASK", overflow="ellipsis", no_wrap=True, ratio=1)
+    for r in records:
+        table.add_row(
+            r.id,
+            r.status,
+            _when(r.updated),
+            _short(r.model, 32),
+            str(r.message_count),
+            _short(r.task.replace("\n", " "), 60),
+        )
+    console.print(table)
+
+
+def show_session(
+    session_id: IdArg,
+    events: Annotated[bool, typer.Option("--events", help="Also list stored events.")] = False,
+    json_: JsonOption = False,
+) -> None:
+    """One session: metadata, transcript, todos, usage, pending request."""
+    with _store() as store:
+        record = store.get(session_id)
+        messages = store.messages(record.id)
+        data = {
+            "session": record.to_dict(),
+            "messages": [_message_dict(m) for m in messages],
+            "todos": store.todos(record.id),
+            "usage": {
+                "turns": [
+                    {"turn": u.turn, "model": u.model, **u.usage.model_dump()}
+                    for u in store.usage(record.id)
+                ],
+                "total": store.total_usage(record.id).model_dump(),
+            },
+        }
+        if events:
+            data["events"] = [e.model_dump(mode="json") for e in store.events(record.id)]
+    if json_:
+        print_json(data)
+        return
+    _render(stdout_console(), record, messages, data)
+
+
+def delete_session(session_id: IdArg) -> None:
+    """Remove a session and everything stored with it."""
+    with _store() as store:
+        sid = store.resolve(session_id)
+        store.delete(sid)
+    typer.echo(f"Deleted session {sid}.")
+
+
+# ---- rendering ------------------------------------------------------------------------
+
+
+def _message_dict(m: StoredMessage) -> dict[str, Any]:
+    out = {"seq": m.seq, **m.message.model_dump(mode="json")}
+    if m.full_content is not None:
+        out["full_content"] = m.full_content
+    return out
+
+
+def _when(timestamp: float) -> str:
+    return dt.datetime.fromtimestamp(timestamp).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _render(
+    console: Console, record: SessionRecord, messages: list[StoredMessage], data: dict[str, Any]
+) -> None:
+    from rich.text import Text
+
+    console.print(Text(f"Session {record.id}", style="bold"))
+    for label, value in (
+        ("status", record.status),
+        ("model", record.model),
+        ("agent", record.agent),
+        ("cwd", record.cwd),
+        ("created", _when(record.created)),
+        ("updated", _when(record.updated)),
+    ):
+        console.print(f"  {label:8} {value}")
+    total = data["usage"]["total"]
+    console.print(f"  {'tokens':8} {total['input_tokens']} in / {total['output_tokens']} out")
+    console.print()
+    for stored in messages:
+        _render_message(console, stored)
+    if data["todos"]:
+        console.print(Text("Todos", style="bold"))
+        marks = {"completed": "✔", "in_progress": "▶", "pending": "○"}
+        for todo in data["todos"]:
+            console.print(f"  {marks.get(todo['status'], '?')} {todo['content']}")
+    if record.status == "paused":
+        from skilldeck.cli.render import paused_help
+
+        console.print(Text(paused_help(record.id, record.pending), style="yellow"))
+
+
+def _render_message(console: Console, stored: StoredMessage) -> None:
+    from rich.text import Text
+
+    from skilldeck.cli.render import summarize_input
+    from skilldeck.llm.messages import AssistantMessage, ToolResultMessage, UserMessage
+
+    m = stored.message
+    if isinstance(m, AssistantMessage):
+        if m.text:
+            console.print(Text("assistant: ", style="bold green") + Text(m.text))
+        for c in m.tool_calls:
+            console.print(Text(f"  ⏺ {c.name}  {summarize_input(c.name, c.input)}", style="cyan"))
+    elif isinstance(m, ToolResultMessage):
+        lines = m.content.splitlines()[:_RESULT_LINES]
+        style = "red" if m.is_error else "dim"
+        console.print(Text("    ⎿ " + "\n      ".join(_short(x, 160) for x in lines), style=style))
+        if stored.full_content is not None:
+            console.print(
+                Text(
+                    f"      (full output: {len(stored.full_content)} chars, see --json)",
+                    style="dim",
+                )
+            )
+    elif isinstance(m, UserMessage):
+        label = f"user ({m.meta})" if m.meta else "user"
+        text = m.content if not m.meta else _short(m.content.replace("\n", " "), 100)
+        console.print(Text(f"{label}: ", style="bold blue") + Text(text))
+    else:
+        console.print(Text(f"system: {_short(m.content.replace(chr(10), ' '), 100)}", style="dim"))

@@ -1,0 +1,176 @@
+"""Pausing on AskUserQuestion in one process and resuming in another with ``--answer``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli_helpers import json_events, skilldeck, tool_call, write_script
+
+from skilldeck.agent.session import SessionStore
+from skilldeck.llm.messages import ToolResultMessage
+
+QUESTION = {
+    "question": "Which greeting should the file use?",
+    "header": "Greeting",
+    "options": [
+        {"label": "Hello", "description": "Friendly"},
+        {"label": "Good day", "description": "Formal"},
+    ],
+}
+
+
+def test_pause_on_ask_user_then_resume_in_a_second_process(
+    tmp_path: Path, skilldeck_home: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    script = write_script(
+        tmp_path / "ask.jsonl",
+        [
+            {
+                "text": "Let me ask.",
+                "tool_calls": [
+                    tool_call("w0", "Write", file_path="notes.txt", content="draft\n"),
+                    tool_call("q1", "AskUserQuestion", questions=[QUESTION]),
+                ],
+            },
+            {
+                "tool_calls": [
+                    tool_call("w1", "Write", file_path="greeting.txt", content="Hello, world!\n")
+                ]
+            },
+            {"text": "Wrote greeting.txt."},
+        ],
+    )
+    first = skilldeck(
+        "run", "write a greeting", "--model", f"scripted:{script}", "--json", cwd=work
+    )
+    assert first.returncode == 0, first.stderr
+    events = json_events(first.stdout)
+    ask = next(e for e in events if e["type"] == "ask_user")
+    assert ask["questions"][0]["question"] == QUESTION["question"]
+    done = events[-1]
+    assert done["type"] == "done" and done["status"] == "paused"
+    sid = done["session_id"]
+    assert f"skilldeck resume {sid} --answer" in first.stderr
+    assert (work / "notes.txt").is_file() and not (work / "greeting.txt").exists()
+
+    with SessionStore(skilldeck_home / "sessions.db") as store:
+        record = store.get(sid)
+        assert record.status == "paused" and record.pending is not None
+        assert record.pending["kind"] == "ask_user"
+
+    # resuming without the answer is refused with the way to do it
+    missing = skilldeck("resume", sid, cwd=tmp_path)
+    assert missing.returncode == 1 and "--answer" in missing.stderr
+
+    # a second process, another working directory: the session knows its own
+    second = skilldeck("resume", sid, "--answer", "Hello", "--json", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    events = json_events(second.stdout)
+    results = [e for e in events if e["type"] == "tool_result"]
+    assert [r["id"] for r in results] == ["q1", "w1"]
+    assert '"Which greeting should the file use?"="Hello"' in results[0]["content"]
+    assert events[-1]["status"] == "completed" and events[-1]["text"] == "Wrote greeting.txt."
+    assert (work / "greeting.txt").read_text(encoding="utf-8") == "Hello, world!\n"
+
+    with SessionStore(skilldeck_home / "sessions.db") as store:
+        record = store.get(sid)
+        assert record.status == "completed" and record.pending is None
+        messages = store.load_messages(sid)
+        answers = [m for m in messages if isinstance(m, ToolResultMessage)]
+        assert [m.tool_call_id for m in answers] == ["w0", "q1", "w1"]
+
+    again = skilldeck("resume", sid, cwd=tmp_path)
+    assert again.returncode == 1 and "completed" in again.stderr
+
+
+def test_resume_continues_a_session_that_failed(tmp_path: Path) -> None:
+    script = tmp_path / "grow.jsonl"
+    write_script(script, [{"tool_calls": [tool_call("g", "Glob", pattern="*")]}])
+    first = skilldeck("run", "x", "--model", f"scripted:{script}", "--json", cwd=tmp_path)
+    assert first.returncode == 1
+    sid = json_events(first.stdout)[-1]["session_id"]
+    # the script gets its missing line; the session picks up after the committed turn
+    write_script(
+        script, [{"tool_calls": [tool_call("g", "Glob", pattern="*")]}, {"text": "recovered"}]
+    )
+    second = skilldeck("resume", sid[:8], "--json", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert json_events(second.stdout)[-1]["text"] == "recovered"
+
+
+def test_resume_human_output_and_unknown_session(tmp_path: Path) -> None:
+    unknown = skilldeck("resume", "nosuchsession", cwd=tmp_path)
+    assert unknown.returncode == 1 and "No session 'nosuchsession'" in unknown.stderr
+    script = write_script(
+        tmp_path / "ask.jsonl",
+        [
+            {"tool_calls": [tool_call("q", "AskUserQuestion", questions=[QUESTION])]},
+            {"text": "Thanks!"},
+        ],
+    )
+    paused = skilldeck("run", "ask me", "--model", f"scripted:{script}", cwd=tmp_path)
+    assert paused.returncode == 0
+    assert QUESTION["question"] in paused.stdout and "Hello" in paused.stdout
+    assert "is paused" in paused.stderr
+    (line,) = [ln for ln in paused.stderr.splitlines() if "skilldeck resume" in ln]
+    sid = line.split()[2]
+    resumed = skilldeck("resume", sid, "--answer", "Good day", cwd=tmp_path)
+    assert resumed.returncode == 0 and "Thanks!" in resumed.stdout
+
+
+def test_a_killed_run_keeps_its_committed_turns_and_resumes(
+    tmp_path: Path, skilldeck_home: Path
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    work = tmp_path / "work"
+    work.mkdir()
+    script = write_script(
+        tmp_path / "kill.jsonl",
+        [
+            {"tool_calls": [tool_call("w", "Write", file_path="a.txt", content="a\n")]},
+            {"tool_calls": [tool_call("b", "Bash", command="test -f go || sleep 5; echo slept")]},
+            {"text": "all done"},
+        ],
+    )
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "skilldeck.cli.main",
+            "run",
+            "x",
+            "--model",
+            f"scripted:{script}",
+            "--json",
+        ],
+        cwd=work,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:  # wait until the Bash call is in flight
+        if '"name":"Bash"' in line and '"type":"tool_call"' in line:
+            break
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    proc.stdout.close()
+
+    with SessionStore(skilldeck_home / "sessions.db") as store:
+        (record,) = store.list()
+        assert record.status == "running"  # it never got to say otherwise
+        roles = [m.role for m in store.load_messages(record.id)]
+        assert roles == ["system", "user", "assistant", "tool"]  # turn 1 only
+
+    (work / "go").touch()
+    resumed = skilldeck("resume", record.id, "--json", cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    events = json_events(resumed.stdout)
+    assert [e["name"] for e in events if e["type"] == "tool_call"] == ["Bash"]
+    assert events[-1]["status"] == "completed" and events[-1]["text"] == "all done"
