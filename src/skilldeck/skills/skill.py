@@ -42,7 +42,8 @@ class SkillSource(StrEnum):
 def detect_kind(folder: Path, metadata: SkillMetadata) -> SkillKind:
     if (folder / "skill.py").is_file():
         return SkillKind.CODE
-    if metadata.entrypoint:
+    # strict-valid skills (spec fields only) declare it as `metadata: {entrypoint: …}`
+    if metadata.entrypoint or metadata.metadata.get("entrypoint"):
         return SkillKind.SCRIPT
     return SkillKind.PROMPT
 

@@ -13,7 +13,8 @@ Both ``kebab-case`` and ``snake_case`` spellings are accepted for every field;
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -125,7 +126,33 @@ class SkillMetadata(BaseModel):
     #: for round-tripping; their presence is a warning in lenient mode.
     extra: dict[str, Any] = Field(default_factory=dict)
 
+    @classmethod
+    def model_construct(  # type: ignore[override]  # the plugin's per-field signature
+        cls, _fields_set: set[str] | None = None, **values: Any
+    ) -> Self:
+        """Build without validation (for data that was validated before, e.g. a cache).
+
+        pydantic 2.14 inspects the signature of every ``default_factory`` on each
+        ``model_construct`` call, about 1 ms for this model; filling the collection
+        defaults here first makes rebuilding thousands of skills from a cache cheap.
+        """
+        if _fields_set is None:
+            _fields_set = set(values)
+        for name, factory in _collection_defaults(cls):
+            if name not in values:
+                values[name] = factory()
+        return super().model_construct(_fields_set, **values)
+
     @property
     def forbidden(self) -> list[str]:
         """Every tool this skill forbids, from both spellings of the idea."""
         return [*self.forbidden_tools, *self.disallowed_tools]
+
+
+@functools.cache
+def _collection_defaults(model: type[BaseModel]) -> tuple[tuple[str, Any], ...]:
+    return tuple(
+        (name, info.default_factory)
+        for name, info in model.model_fields.items()
+        if info.default_factory is not None
+    )

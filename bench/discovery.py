@@ -1,0 +1,283 @@
+"""Discovery benchmark: skilldeck cold / warm against skills-ref's ``read_properties``.
+
+For each tree (the real corpus at ``../shared/corpus`` when present, and a generated
+tree of 10,000 skills) it measures, in one run and on the same folders:
+
+* ``skills-ref``: ``read_properties(folder)`` for every skill folder (the baseline;
+  given the folder list for free, so the walk is not even charged to it);
+* skilldeck **cold**: ``SkillRegistry.discover`` with an empty snapshot cache
+  (walk + frontmatter parse + validation + cache write);
+* skilldeck **warm**: the same call with the snapshot present;
+* the CLI: ``skilldeck skills list --json`` wall time with a warm cache, interpreter
+  start included.
+
+Figures are medians, as wall time and as CPU time (user + system; the fair figure
+on a shared machine, where other processes inflate wall time); the ratios are
+baseline / skilldeck. Targets: cold ≥ 20×, warm ≥ 100×, CLI < 0.5 s on the corpus.
+Generated files get mtimes an hour in the past, as files on a real disk would
+have: entries written within the last two seconds are deliberately re-checked by
+the cache (see ``skills/cache.py``).
+
+Usage: ``python -m bench discovery [--skills N] [--repeat N] [--no-generated]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus"
+RESULTS = Path(__file__).resolve().parent / "results" / "discovery.json"
+
+_WORDS = [
+    "analyze",
+    "build",
+    "check",
+    "convert",
+    "data",
+    "deploy",
+    "document",
+    "extract",
+    "format",
+    "generate",
+    "image",
+    "lint",
+    "merge",
+    "parse",
+    "pdf",
+    "plan",
+    "query",
+    "refactor",
+    "report",
+    "review",
+    "schema",
+    "search",
+    "slides",
+    "spreadsheet",
+    "summarize",
+    "test",
+    "translate",
+    "validate",
+    "write",
+]
+
+
+def generate_tree(target: Path, count: int, *, seed: int = 0) -> None:
+    """``count`` skills in 100-skill groups, some nested, some with resources."""
+    rng = random.Random(seed)
+    previous = target
+    for i in range(count):
+        name = f"skill-{i:05d}-{rng.choice(_WORDS)}"
+        # every 50th skill sits inside the previous one (nested skills)
+        parent = previous if i % 50 == 7 else target / f"group-{i // 100:03d}"
+        folder = previous = parent / name
+        folder.mkdir(parents=True, exist_ok=True)
+        words = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(8, 30)))
+        lines = [
+            "---",
+            f"name: {name}",
+            f"description: Use this skill to {words}. Triggers when the user asks to {words[:40]}.",
+        ]
+        if i % 3 == 0:
+            lines += ["license: MIT", "metadata:", "  author: bench", f'  version: "1.{i % 7}"']
+        if i % 5 == 0:
+            lines.append("allowed-tools: Read Grep Bash")
+        lines += ["---", "", f"# {name}", "", "## Steps", ""]
+        lines += [f"{n}. {rng.choice(_WORDS)} the input." for n in range(1, 20)]
+        (folder / "SKILL.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        if i % 4 == 0:
+            (folder / "references").mkdir(exist_ok=True)
+            (folder / "references" / "guide.md").write_text("# Guide\n", encoding="utf-8")
+    _age(target, seconds=3600)
+
+
+def _age(tree: Path, *, seconds: int) -> None:
+    past = time.time() - seconds
+    for dirpath, dirnames, filenames in os.walk(tree, topdown=False):
+        for name in filenames + dirnames:
+            os.utime(os.path.join(dirpath, name), (past, past))
+    os.utime(tree, (past, past))
+
+
+def skill_folders(root: Path) -> list[Path]:
+    from skilldeck.skills.discover import walk_tree
+
+    tree = walk_tree(root)
+    return [(root / rel).parent for rel in tree.skill_mds]
+
+
+class Timing:
+    """Median wall and CPU seconds of ``repeat`` runs. CPU time (user + system) is
+    what to compare on a shared machine: other processes inflate wall time."""
+
+    def __init__(self, wall: list[float], cpu: list[float]) -> None:
+        self.wall = statistics.median(wall)
+        self.cpu = statistics.median(cpu)
+
+
+def _timed(
+    fn: Callable[[], Any], repeat: int, *, before: Callable[[], None] | None = None
+) -> Timing:
+    wall, cpu = [], []
+    for _ in range(repeat):
+        if before is not None:
+            before()
+        w, c = time.perf_counter(), time.process_time()
+        fn()
+        cpu.append(time.process_time() - c)
+        wall.append(time.perf_counter() - w)
+    return Timing(wall, cpu)
+
+
+def bench_skills_ref(folders: list[Path]) -> tuple[Timing, int]:
+    from skills_ref.parser import read_properties
+
+    ok = 0
+
+    def run() -> None:
+        nonlocal ok
+        ok = 0
+        for folder in folders:
+            try:
+                read_properties(folder)
+                ok += 1
+            except Exception:  # skills-ref raises its own errors and strictyaml's
+                continue
+
+    return _timed(run, 1), ok
+
+
+def bench_skilldeck(root: Path, home: Path, repeat: int) -> dict[str, Any]:
+    from skilldeck.config import load_settings
+    from skilldeck.skills.registry import SkillRegistry
+
+    settings = load_settings(home=home, workspace=home)
+
+    def run() -> SkillRegistry:
+        return SkillRegistry.discover(settings, roots=[root], no_defaults=True)
+
+    def clear() -> None:
+        shutil.rmtree(settings.cache_dir, ignore_errors=True)
+
+    cold = _timed(run, repeat, before=clear)
+    run()  # make sure a snapshot is present
+    warm = _timed(run, max(repeat, 5))
+    registry = run()
+    return {
+        "cold": cold,
+        "warm": warm,
+        "loaded": len(registry.list(include_disabled=True)),
+        "candidates": sum(1 for e in registry.entries() if e.skill is not None),
+        "invalid": len(registry.invalid),
+    }
+
+
+def bench_cli(root: Path, home: Path, repeat: int) -> Timing:
+    """``skilldeck skills list --json`` in a fresh process, snapshot already written."""
+    exe = Path(sys.executable).with_name("skilldeck")
+    cmd = [str(exe), "skills", "list", "--json", "--no-defaults", "--root", str(root)]
+    env = {**os.environ, "SKILLDECK_HOME": str(home)}
+    home.mkdir(parents=True, exist_ok=True)
+
+    def run() -> float:
+        subprocess.run(cmd, env=env, cwd=home, stdout=subprocess.DEVNULL, check=True)
+        return 0.0
+
+    run()  # warm the snapshot and the OS caches
+    wall, cpu = [], []
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        run()
+        wall.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return Timing(wall, cpu)
+
+
+def measure(label: str, root: Path, *, repeat: int) -> dict[str, Any]:
+    folders = skill_folders(root)  # also warms the OS page cache for everyone
+    baseline, ref_ok = bench_skills_ref(folders)
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        result = bench_skilldeck(root, home / "lib", repeat)
+        cli = bench_cli(root, home / "cli", repeat)
+    cold, warm = result.pop("cold"), result.pop("warm")
+    return {
+        "tree": label,
+        "skills": len(folders),
+        "skills_ref_loaded": ref_ok,
+        **result,
+        "skills_ref_s": baseline.wall,
+        "cold_s": cold.wall,
+        "warm_s": warm.wall,
+        "cli_list_json_warm_s": cli.wall,
+        "skills_ref_cpu_s": baseline.cpu,
+        "cold_cpu_s": cold.cpu,
+        "warm_cpu_s": warm.cpu,
+        "cli_list_json_warm_cpu_s": cli.cpu,
+        "cold_speedup": baseline.wall / cold.wall,
+        "warm_speedup": baseline.wall / warm.wall,
+        "cold_speedup_cpu": baseline.cpu / cold.cpu,
+        "warm_speedup_cpu": baseline.cpu / warm.cpu,
+    }
+
+
+def _print_table(rows: list[dict[str, Any]]) -> None:
+    print(
+        f"{'tree':<11}{'skills':>7}{'':>6}{'skills-ref':>12}{'cold':>9}{'warm':>9}"
+        f"{'cold x':>8}{'warm x':>8}{'cli warm':>10}"
+    )
+    for r in rows:
+        for kind, suffix in (("wall", ""), ("cpu", "_cpu")):
+            print(
+                f"{r['tree']:<11}{r['skills']:>7}{kind:>6}{r['skills_ref' + suffix + '_s']:>11.3f}s"
+                f"{r['cold' + suffix + '_s']:>8.3f}s{r['warm' + suffix + '_s']:>8.4f}s"
+                f"{r['cold_speedup' + suffix]:>7.1f}x{r['warm_speedup' + suffix]:>7.1f}x"
+                f"{r['cli_list_json_warm' + suffix + '_s']:>9.3f}s"
+            )
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench discovery")
+    parser.add_argument("--skills", type=int, default=10_000, help="size of the generated tree")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-generated", action="store_true")
+    args = parser.parse_args(argv)
+    rows = []
+    if CORPUS.is_dir():
+        rows.append(measure("corpus", CORPUS, repeat=args.repeat))
+    else:
+        print(f"corpus not found at {CORPUS}; skipping it", file=sys.stderr)
+    if not args.no_generated:
+        with tempfile.TemporaryDirectory() as tmp:
+            tree = Path(tmp) / "generated"
+            generate_tree(tree, args.skills)
+            rows.append(measure("generated", tree, repeat=args.repeat))
+    if not rows:
+        return 0
+    _print_table(rows)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    meta = {
+        "python": sys.version.split()[0],
+        "cpus": os.cpu_count(),
+        "load_average": os.getloadavg(),
+    }
+    RESULTS.write_text(
+        json.dumps({"meta": meta, "results": rows}, indent=2) + "\n", encoding="utf-8"
+    )
+    print(f"results written to {RESULTS}")
+    return 0

@@ -1,0 +1,220 @@
+"""``SKILL.md`` → frontmatter mapping + byte offset of the body, reading as little as possible.
+
+Discovery parses thousands of skills and only needs level 1 (name, description), so the
+parser reads the file in chunks until the closing ``---`` line and never touches the
+body: a multi-megabyte SKILL.md costs the same as a tiny one. The body is loaded later,
+from ``body_offset``, by :class:`~skilldeck.skills.skill.Skill`.
+
+Nine frontmatters in ten use a plain subset of YAML (``key: value`` lines, one level
+of lists and maps) that :mod:`._fastyaml` reads line by line in a few microseconds;
+the rest go to libyaml via :mod:`._yamlnodes`. Both give what a validator needs and
+a plain ``yaml.safe_load`` loses: the line of every top-level key, the source text of
+scalars YAML 1.1 would retype (``version: 1.10`` is the float ``1.1``, but the text
+``"1.10"`` is kept in ``source_text``) and duplicate keys; the libyaml path also
+bounds alias expansion ("billion laughs") and nesting depth.
+
+Values follow PyYAML's safe schema (null, bool, int, float, str, list, dict) with two
+deliberate differences: timestamps stay strings (a date is not JSON and nobody wants
+one in a skill's frontmatter) and mapping keys are always their source text (so
+``on:`` is the key ``"on"``, not ``True``).
+
+Every failure is a :class:`~skilldeck.errors.SkillParseError` with a stable ``code``
+(the ``SD0xx`` series, listed in ``docs/skill-format.md``) and a 1-based file line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skilldeck.errors import SkillParseError
+from skilldeck.skills._fastyaml import parse_simple
+from skilldeck.skills._yamlnodes import (  # noqa: F401  (codes re-exported)
+    SD_INVALID_YAML,
+    SD_NOT_MAPPING,
+    SD_TOO_COMPLEX,
+    Path_,
+    compose_mapping,
+    plain_value,
+)
+
+__all__ = [
+    "MAX_FRONTMATTER_BYTES",
+    "ParsedFrontmatter",
+    "find_skill_md",
+    "parse_skill_md",
+    "parse_yaml_text",
+]
+
+#: Frontmatter larger than this is refused (SD006): real ones are under 4 KiB.
+MAX_FRONTMATTER_BYTES = 256 * 1024
+SD_NO_FRONTMATTER = "SD001"
+SD_UNCLOSED = "SD002"
+SD_ENCODING = "SD005"
+SD_TOO_LARGE = "SD006"
+SD_UNREADABLE = "SD008"
+SD_NO_SKILL_MD = "SD009"
+
+_CHUNK = 8192
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+_BOM = b"\xef\xbb\xbf"
+_CLOSE_RE = re.compile(rb"^---[ \t]*\r?$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class ParsedFrontmatter:
+    """What one SKILL.md's frontmatter says, and where.
+
+    ``data`` holds the YAML values (keys as written); ``key_lines`` the 1-based file
+    line of each top-level key; ``body_offset`` the byte offset where the body starts.
+    ``source_text`` maps a value's path (``("version",)``, ``("metadata", "v")``,
+    ``("tags", 0)``) to its text in the file when YAML typed it as something other
+    than a string (``1.10``, ``yes``, ``[x]``), down to depth two, so that fields
+    expecting strings get what the author wrote. ``duplicate_keys`` lists top-level
+    keys given twice (``(key, line)`` of the later one; the later value wins).
+    """
+
+    path: Path
+    data: dict[str, Any]
+    body_offset: int
+    key_lines: dict[str, int]
+    source_text: dict[Path_, str] = field(default_factory=dict)
+    duplicate_keys: tuple[tuple[str, int], ...] = ()
+
+    def text(self, *path: str | int) -> str | None:
+        """The source text recorded for ``path``, if YAML retyped that value."""
+        return self.source_text.get(path)
+
+
+def find_skill_md(folder: Path) -> Path | None:
+    """``SKILL.md`` in ``folder``, else ``skill.md`` (as skills-ref and Claude Code do)."""
+    for name in ("SKILL.md", "skill.md"):
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def parse_skill_md(path: Path) -> ParsedFrontmatter:
+    """Parse the frontmatter of ``path`` without reading the body.
+
+    Raises :class:`SkillParseError` (``code`` SD001–SD008, ``line``, ``path``) when the
+    file has no frontmatter, an unclosed one, invalid UTF-8 or YAML, or YAML that is not
+    a mapping or is too large or too deeply nested to be a real frontmatter.
+    """
+    raw, yaml_start, close_start, body_offset = _read_frontmatter(path)
+    try:
+        text = raw[yaml_start:close_start].decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, yaml_start + e.start) + 1
+        raise SkillParseError(
+            f"frontmatter is not valid UTF-8 ({e.reason} at byte {yaml_start + e.start}); "
+            "save the file as UTF-8",
+            path=path,
+            line=line,
+            code=SD_ENCODING,
+        ) from e
+    return parse_yaml_text(text, path=path, body_offset=body_offset, first_line=2)
+
+
+def parse_yaml_text(
+    text: str, *, path: Path, body_offset: int = 0, first_line: int = 1
+) -> ParsedFrontmatter:
+    """Parse frontmatter YAML ``text`` whose first line is file line ``first_line``."""
+    parsed = parse_simple(text, first_line, plain_value)
+    if parsed is None:
+        parsed = compose_mapping(text, path=path, first_line=first_line)
+    data, lines, source, duplicates = parsed
+    return ParsedFrontmatter(
+        path=path,
+        data=data,
+        body_offset=body_offset,
+        key_lines=lines,
+        source_text=source,
+        duplicate_keys=tuple(duplicates),
+    )
+
+
+# ---- reading -------------------------------------------------------------------
+
+
+def _read_frontmatter(path: Path) -> tuple[bytes, int, int, int]:
+    """Read chunks until the closing ``---`` line.
+
+    Returns ``(buffer, yaml_start, close_start, body_offset)``: the YAML is
+    ``buffer[yaml_start:close_start]`` and the body starts at ``body_offset``.
+    Unbuffered ``os.read`` on purpose: a buffered ``open()`` costs more than the
+    parse of a typical frontmatter.
+    """
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError as e:
+        raise _unreadable(path, e) from e
+    try:
+        return _scan(fd, path)
+    except OSError as e:
+        raise _unreadable(path, e) from e
+    finally:
+        os.close(fd)
+
+
+def _scan(fd: int, path: Path) -> tuple[bytes, int, int, int]:
+    buf = os.read(fd, _CHUNK)
+    eof = not buf
+    start = 3 if buf.startswith(_BOM) else 0
+    first_end = buf.find(b"\n", start)
+    first = buf[start:] if first_end < 0 else buf[start:first_end]
+    if first.rstrip(b" \t\r") != b"---":
+        raise SkillParseError(
+            "SKILL.md must start with a `---` line opening the YAML frontmatter "
+            "(with `name:` and `description:`), closed by another `---` line",
+            path=path,
+            line=1,
+            code=SD_NO_FRONTMATTER,
+        )
+    if first_end < 0:
+        raise _unclosed(path)
+    yaml_start = search = first_end + 1
+    while True:
+        match = _CLOSE_RE.search(buf, search)
+        if match is not None and (match.end() < len(buf) or eof):
+            if match.start() - yaml_start > MAX_FRONTMATTER_BYTES:
+                raise _too_large(path)
+            # body after the newline, or at the end when `---` is the last line
+            return buf, yaml_start, match.start(), min(match.end() + 1, len(buf))
+        if eof:
+            raise _unclosed(path)
+        if len(buf) - yaml_start > MAX_FRONTMATTER_BYTES:
+            raise _too_large(path)
+        # resume at the start of the last (possibly incomplete) line
+        search = max(yaml_start, buf.rfind(b"\n") + 1)
+        more = os.read(fd, max(_CHUNK, len(buf)))
+        eof = not more
+        buf += more
+
+
+def _too_large(path: Path) -> SkillParseError:
+    return SkillParseError(
+        f"no closing `---` within the first {MAX_FRONTMATTER_BYTES // 1024} KiB: the "
+        "frontmatter is unclosed or too large (keep it short; move text into the body)",
+        path=path,
+        line=1,
+        code=SD_TOO_LARGE,
+    )
+
+
+def _unreadable(path: Path, e: OSError) -> SkillParseError:
+    return SkillParseError(f"cannot read file: {e.strerror or e}", path=path, code=SD_UNREADABLE)
+
+
+def _unclosed(path: Path) -> SkillParseError:
+    return SkillParseError(
+        "frontmatter opened with `---` on line 1 is never closed: add a `---` line "
+        "after the last `key: value` line",
+        path=path,
+        line=1,
+        code=SD_UNCLOSED,
+    )

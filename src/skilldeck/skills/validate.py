@@ -1,0 +1,232 @@
+"""Frontmatter → :class:`SkillMetadata`, with every rule violation as a Diagnostic.
+
+Two modes. **Lenient** (the default, what discovery uses) loads every skill a user
+of Claude Code would expect to work: unknown fields, a name that differs from its
+folder or breaks the naming rules, over-long descriptions and values of the wrong
+type are *warnings* and the skill still loads; only what makes a skill unusable (no
+description, unreadable YAML, a name that is not text, an entrypoint outside the
+folder) is an *error* that skips it. **Strict** (``--strict``) is the Agent Skills
+spec as its reference validator (skills-ref) enforces it: only the six spec fields,
+every naming rule, and even the YAML subset skills-ref's parser accepts.
+
+Codes are stable (``SD1xx`` here, ``SD0xx`` from the parser) and documented in
+``docs/skill-format.md``; a test keeps that table in sync with :data:`RULES`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+from skilldeck.errors import SkillParseError
+from skilldeck.skills import _fields as F
+from skilldeck.skills import _normalize as N
+from skilldeck.skills._refcheck import reference_diagnostics
+from skilldeck.skills._rules import RULES, Collector, suggest_field
+from skilldeck.skills.diagnostics import Diagnostic, Severity
+from skilldeck.skills.parse import ParsedFrontmatter, find_skill_md, parse_skill_md
+from skilldeck.skills.skill import Skill, SkillSource, detect_kind
+from skilldeck.skills.spec import KNOWN_FIELDS, SPEC_FIELDS, SkillMetadata, canonical_field
+
+__all__ = [
+    "RULES",
+    "ValidationReport",
+    "build_metadata",
+    "load_skill",
+    "validate_path",
+]
+
+_SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".tox"})
+
+
+# ---- build_metadata ----------------------------------------------------------------
+
+
+def build_metadata(
+    parsed: ParsedFrontmatter, *, folder: Path, strict: bool = False
+) -> tuple[SkillMetadata | None, list[Diagnostic]]:
+    """Normalise ``parsed`` into SkillMetadata and report every problem at once.
+
+    Returns ``(None, diagnostics)`` when any diagnostic is an error.
+    """
+    c = Collector(parsed, strict=strict)
+    for key, line in parsed.duplicate_keys:
+        c.flag("SD152", f"`{key}` is given more than once; the last one (line {line}) "
+               "wins. Delete the other.", line=line)  # fmt: skip
+    fields: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    seen: dict[str, str] = {}
+    for key, value in parsed.data.items():
+        canon = canonical_field(key)
+        if strict and key not in SPEC_FIELDS:
+            N.reject_non_spec(c, key, canon)
+            continue
+        if canon in seen:
+            c.flag("SD152", f"`{key}` and `{seen[canon]}` are two spellings of the same "
+                   "field; keep one.", key=key)  # fmt: skip
+        seen[canon] = key
+        if canon not in KNOWN_FIELDS:
+            extra[canon] = value
+            hint = suggest_field(canon)
+            c.warn("SD150", f"unknown field `{key}` is ignored"
+                   + (f" (did you mean `{hint}`?)" if hint else "")
+                   + "; put custom data under `metadata:`.", key=key)  # fmt: skip
+            continue
+        if canon in ("name", "description") or value is None:
+            continue
+        try:
+            N.normalise(parsed, key, canon, value, fields, extra, c, folder)
+        except F.FieldProblem as e:
+            c.flag("SD160", f"{e} (value ignored).", key=key)
+    N.from_metadata(parsed, fields, c, folder, seen.get("metadata", "metadata"))
+    name = N.skill_name(parsed, folder, c, seen.get("name"))
+    description = N.skill_description(parsed, c, seen.get("description"))
+    if len(c.diagnostics) > 1:
+        c.diagnostics.sort(key=lambda d: d.line or 0)  # stable: file order
+    if c.has_errors or name is None or description is None:
+        return None, c.diagnostics
+    try:
+        metadata = SkillMetadata(name=name, description=description, extra=extra, **fields)
+    except pydantic.ValidationError as e:  # a normaliser bug, never the author's fault
+        c.error("SD160", f"frontmatter could not be normalised: {e.errors()[0]['msg']}")
+        return None, c.diagnostics
+    return metadata, c.diagnostics
+
+
+# ---- load_skill ------------------------------------------------------------------
+
+
+def load_skill(
+    path: Path,
+    *,
+    strict: bool = False,
+    source: SkillSource = SkillSource.ROOT,
+    root: Path | None = None,
+) -> tuple[Skill | None, list[Diagnostic]]:
+    """Load the skill in ``path`` (a skill folder or its SKILL.md).
+
+    The Skill is None when an error prevents loading; lenient warnings keep it.
+    """
+    path = path if isinstance(path, Path) else Path(path)
+    skill, diagnostics, _name = _load(path, strict=strict, source=source, root=root)
+    return skill, diagnostics
+
+
+def _load(
+    path: Path, *, strict: bool, source: SkillSource, root: Path | None
+) -> tuple[Skill | None, list[Diagnostic], str | None]:
+    if path.name in ("SKILL.md", "skill.md") or not path.is_dir():
+        md = path
+    else:
+        found = find_skill_md(path)
+        if found is None:
+            message = f"no SKILL.md in {path}; create one with `skilldeck skills new`."
+            return None, [Diagnostic("SD009", RULES["SD009"], message, path=path)], None
+        md = found
+    folder = md.parent
+    try:
+        parsed = parse_skill_md(md)
+    except SkillParseError as e:
+        rule = RULES.get(e.code, "parse-error")
+        return None, [Diagnostic(e.code, rule, e.bare_message, path=md, line=e.line)], None
+    metadata, diagnostics = build_metadata(parsed, folder=folder, strict=strict)
+    if strict:
+        extra = reference_diagnostics(parsed)
+        if extra:
+            diagnostics = sorted([*diagnostics, *extra], key=lambda d: d.line or 0)
+            metadata = None
+    raw_name = parsed.data.get("name")
+    if metadata is None:
+        return None, diagnostics, raw_name if isinstance(raw_name, str) else None
+    skill = Skill(
+        metadata=metadata,
+        folder=folder,
+        skill_md=md,
+        source=source,
+        root=root,
+        body_offset=parsed.body_offset,
+        kind=detect_kind(folder, metadata),
+        diagnostics=diagnostics,
+    )
+    return skill, diagnostics, metadata.name
+
+
+# ---- validate_path ---------------------------------------------------------------
+
+
+@dataclass
+class ValidationReport:
+    """The verdict on one SKILL.md: valid when no diagnostic is an error."""
+
+    path: Path
+    name: str | None
+    valid: bool
+    diagnostics: list[Diagnostic]
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.WARNING]
+
+    def to_dict(self) -> dict[str, Any]:
+        def row(d: Diagnostic) -> dict[str, Any]:
+            return {"code": d.code, "rule": d.rule, "message": d.message, "line": d.line}
+
+        return {
+            "path": str(self.path),
+            "name": self.name,
+            "valid": self.valid,
+            "errors": [row(d) for d in self.errors],
+            "warnings": [row(d) for d in self.warnings],
+        }
+
+
+def validate_path(path: Path, *, strict: bool = False) -> list[ValidationReport]:
+    """Validate a skill folder, a SKILL.md, or every skill in a tree (recursively).
+
+    A path that does not exist, or a tree without any SKILL.md, yields one invalid
+    report saying so, so that ``skills validate`` never passes on a typo.
+    """
+    path = Path(path)
+    if not path.exists():
+        message = f"{path} does not exist."
+        return [ValidationReport(path, None, False, [_diag("SD008", message, path)])]
+    files = [path] if path.is_file() else _skill_files(path)
+    if not files:
+        message = f"no SKILL.md found in {path} or below it."
+        return [ValidationReport(path, None, False, [_diag("SD009", message, path)])]
+    reports = []
+    for md in files:
+        skill, diagnostics, name = _load(md, strict=strict, source=SkillSource.ROOT, root=None)
+        valid = skill is not None and not any(d.is_error for d in diagnostics)
+        reports.append(ValidationReport(md, name, valid, diagnostics))
+    return reports
+
+
+def _diag(code: str, message: str, path: Path) -> Diagnostic:
+    return Diagnostic(code, RULES[code], message, path=path)
+
+
+def _skill_files(top: Path) -> list[Path]:
+    """Every SKILL.md (else skill.md) under ``top``, following symlinks once."""
+    found: list[Path] = []
+    seen: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=True):
+        real = os.path.realpath(dirpath)
+        if real in seen:
+            dirnames[:] = []
+            continue
+        seen.add(real)
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+        for name in ("SKILL.md", "skill.md"):
+            if name in filenames:
+                found.append(Path(dirpath) / name)
+                break
+    return found

@@ -1,0 +1,207 @@
+"""The walk: every SKILL.md under one root, symlink-safe, in a stable order.
+
+A folder holding ``SKILL.md`` (or ``skill.md``) is a skill, and the walk keeps
+descending into it, so nested skills are found; a root that is itself a skill is
+found too. Entries are visited sorted by name, parents before what they contain, so
+"first found" is the same on every machine. Hidden folders are walked
+(``.claude/skills``, Codex's ``.system`` and ``.curated`` collections hold real
+skills); VCS, dependency and tool-cache folders are not.
+
+Symlinks are followed. Every folder is identified by ``(st_dev, st_ino)``: a link back
+to a folder that contains it is a loop (reported, not followed), a second alias of a
+folder already walked is skipped, and a link to nothing is reported as dangling.
+
+The result, :class:`Tree`, also records what the snapshot cache needs to tell later
+whether the walk would come out the same (folder mtimes, symlink states).
+"""
+
+from __future__ import annotations
+
+import errno
+import operator
+import os
+import stat as stat_mod
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skilldeck.skills.diagnostics import Diagnostic, Severity
+
+__all__ = [
+    "DANGLING_SYMLINK",
+    "ROOT_NOT_FOUND",
+    "SKILL_FILENAMES",
+    "SKIP_DIRS",
+    "SYMLINK_LOOP",
+    "UNREADABLE_DIR",
+    "Tree",
+    "diagnostic",
+    "link_state",
+    "walk_tree",
+]
+
+SKILL_FILENAMES = ("SKILL.md", "skill.md")
+#: Folders never worth descending into: VCS data, dependency trees, tool caches.
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".cache",
+        ".idea",
+        ".vscode",
+        ".DS_Store",
+    }
+)
+
+# Stable diagnostic codes of the discovery layer (SD2xx). Never renumber.
+SYMLINK_LOOP = ("SD201", "symlink-loop")
+DANGLING_SYMLINK = ("SD202", "dangling-symlink")
+UNREADABLE_DIR = ("SD203", "unreadable-directory")
+ROOT_NOT_FOUND = ("SD204", "root-not-found")
+
+#: Link states recorded in a snapshot and re-checked on the warm path.
+LINK_DIR, LINK_FILE, LINK_DANGLING = "d", "f", "x"
+
+
+@dataclass(slots=True)
+class Tree:
+    """The shape of a root as far as discovery cares, with paths relative to it.
+
+    ``dirs`` maps every folder visited to its mtime (a changed listing changes the
+    mtime, so an unchanged set of mtimes means an unchanged set of skill files);
+    ``links`` maps every symlink met to what it pointed at (``d``/``f``/``x``),
+    because a dangling link that starts resolving changes no folder's mtime.
+    """
+
+    root: str
+    skill_mds: list[str] = field(default_factory=list)
+    dirs: dict[str, int] = field(default_factory=dict)
+    links: dict[str, str] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def walk_tree(root: Path) -> Tree:
+    """Depth-first, sorted, symlink-safe scan of ``root`` for SKILL.md files."""
+    walker = _Walker(str(root))
+    walker.run()
+    return walker.tree
+
+
+class _Walker:
+    def __init__(self, root: str) -> None:
+        self.tree = Tree(root)
+        self._visited: set[tuple[int, int]] = set()
+        self._ancestors: set[tuple[int, int]] = set()
+
+    def run(self) -> None:
+        root = self.tree.root
+        try:
+            st = os.stat(root)
+        except OSError as e:
+            self._unreadable(root, e)
+            return
+        self._visit(root, "", st)
+
+    def _visit(self, path: str, rel: str, st: os.stat_result) -> None:
+        key = (st.st_dev, st.st_ino)
+        self._visited.add(key)
+        self._ancestors.add(key)
+        self.tree.dirs[rel] = st.st_mtime_ns
+        try:
+            with os.scandir(path) as it:
+                entries = sorted(it, key=_by_name)
+        except OSError as e:
+            self._unreadable(path, e)
+            self.tree.dirs[rel] = -1  # never trusted: re-listed until it is readable
+            entries = []
+        names = {e.name for e in entries}
+        skill_name = next((n for n in SKILL_FILENAMES if n in names), None)
+        for entry in entries:
+            child_rel = f"{rel}/{entry.name}" if rel else entry.name
+            if entry.is_symlink():
+                self._link(entry, child_rel, is_skill_file=entry.name == skill_name)
+            elif entry.name == skill_name and entry.is_file():
+                self.tree.skill_mds.append(child_rel)
+            elif entry.is_dir() and entry.name not in SKIP_DIRS:
+                self._descend(entry.path, child_rel, entry.stat(follow_symlinks=False))
+        self._ancestors.discard(key)
+
+    def _descend(self, path: str, rel: str, st: os.stat_result) -> None:
+        key = (st.st_dev, st.st_ino)
+        if key in self._ancestors:
+            self.tree.diagnostics.append(
+                diagnostic(
+                    SYMLINK_LOOP,
+                    f"Symlink {path} points back to a folder that contains it "
+                    f"({os.path.realpath(path)}); not followed.",
+                    Path(path),
+                )
+            )
+        elif key not in self._visited:  # a second alias of a folder already scanned
+            self._visit(path, rel, st)
+
+    def _link(self, entry: os.DirEntry[str], rel: str, *, is_skill_file: bool) -> None:
+        try:
+            st = os.stat(entry.path)
+        except OSError as e:
+            self.tree.links[rel] = LINK_DANGLING
+            why = "is a cycle of links" if e.errno == errno.ELOOP else "does not exist"
+            self.tree.diagnostics.append(
+                diagnostic(
+                    DANGLING_SYMLINK,
+                    f"Symlink {entry.path} points to {_readlink(entry.path)!r}, which {why}; "
+                    "skipped.",
+                    Path(entry.path),
+                )
+            )
+            return
+        if stat_mod.S_ISDIR(st.st_mode):
+            self.tree.links[rel] = LINK_DIR
+            if entry.name not in SKIP_DIRS:
+                self._descend(entry.path, rel, st)
+        else:
+            self.tree.links[rel] = LINK_FILE
+            if is_skill_file and stat_mod.S_ISREG(st.st_mode):
+                self.tree.skill_mds.append(rel)
+
+    def _unreadable(self, path: str, error: OSError) -> None:
+        self.tree.diagnostics.append(
+            diagnostic(
+                UNREADABLE_DIR,
+                f"Cannot read folder {path} ({error.strerror}); skills below it are skipped.",
+                Path(path),
+            )
+        )
+
+
+_by_name = operator.attrgetter("name")
+
+
+def link_state(path: str) -> str:
+    """What a symlink points at now: a folder, something else, or nothing."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return LINK_DANGLING
+    return LINK_DIR if stat_mod.S_ISDIR(st.st_mode) else LINK_FILE
+
+
+def _readlink(path: str) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return "?"
+
+
+def diagnostic(rule: tuple[str, str], message: str, path: Path) -> Diagnostic:
+    code, slug = rule
+    severity = Severity.ERROR if rule == ROOT_NOT_FOUND else Severity.WARNING
+    return Diagnostic(code, slug, message, severity=severity, path=path)

@@ -1,0 +1,126 @@
+"""The real ``skilldeck skills …`` CLI in a subprocess: output, exit codes, persistence."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def write_skill(folder: Path, name: str | None = None, description: str = "Does things.") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    md = folder / "SKILL.md"
+    md.write_text(
+        f"---\nname: {name or folder.name}\ndescription: {description}\n---\n\n# Body\n",
+        encoding="utf-8",
+    )
+    return md
+
+
+@pytest.fixture
+def env(tmp_path: Path, skilldeck_home: Path) -> dict[str, str]:
+    return {**os.environ, "SKILLDECK_HOME": str(skilldeck_home), "HOME": str(skilldeck_home.parent)}
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    workspace = tmp_path / "ws"
+    write_skill(workspace / ".agents" / "skills" / "alpha", description="Alpha & <friends>.")
+    write_skill(workspace / ".agents" / "skills" / "beta")
+    return workspace
+
+
+def sd(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "skilldeck.cli.main", "skills", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_list_json_then_warm_cache(ws: Path, env: dict[str, str], skilldeck_home: Path) -> None:
+    first = sd("list", "--json", cwd=ws, env=env)
+    assert first.returncode == 0, first.stderr
+    rows = json.loads(first.stdout)
+    names = [r["name"] for r in rows]
+    assert {"alpha", "beta"} <= set(names)
+    for row in rows:
+        assert {"name", "description", "path", "source", "kind", "enabled", "version"} <= set(row)
+    assert list((skilldeck_home / "cache" / "discovery").glob("*.json"))
+    second = sd("list", "--json", cwd=ws, env=env)
+    assert json.loads(second.stdout) == rows
+
+
+def test_list_all_and_bad_root(ws: Path, env: dict[str, str], tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    write_skill(other / "alpha", description="Shadowing one.")
+    rows = json.loads(sd("list", "--all", "--json", "--root", str(other), cwd=ws, env=env).stdout)
+    alphas = [(r["source"], r["status"]) for r in rows if r["name"] == "alpha"]
+    assert alphas == [("root", "active"), ("workspace", "shadowed")]
+    bad = sd("list", "--root", str(tmp_path / "missing"), cwd=ws, env=env)
+    assert bad.returncode == 2 and "error:" in bad.stderr
+
+
+def test_validate_codes(ws: Path, env: dict[str, str], tmp_path: Path) -> None:
+    assert sd("validate", ".agents/skills", cwd=ws, env=env).returncode == 0
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "SKILL.md").write_text("no frontmatter\n", encoding="utf-8")
+    out = sd("validate", str(broken), "--json", cwd=ws, env=env)
+    assert out.returncode == 1
+    [report] = json.loads(out.stdout)
+    assert report["valid"] is False and report["errors"][0]["code"] == "SD001"
+    assert sd("validate", "does-not-exist", cwd=ws, env=env).returncode == 2
+    assert sd("validate", cwd=ws, env=env).returncode == 2  # PATH is required
+
+
+def test_show_prompt_and_unknown(ws: Path, env: dict[str, str]) -> None:
+    shown = json.loads(sd("show", "alpha", "--json", cwd=ws, env=env).stdout)
+    assert shown["body"] == "# Body" and shown["kind"] == "prompt"
+    block = sd("prompt", "--budget", "2000", cwd=ws, env=env)
+    assert block.returncode == 0
+    assert "<description>Alpha &amp; &lt;friends&gt;.</description>" in block.stdout
+    missing = sd("show", "alpah", cwd=ws, env=env)
+    assert missing.returncode == 1
+    assert "Did you mean: alpha" in missing.stderr
+    assert "Traceback" not in missing.stderr
+
+
+def test_disable_enable_round_trip(ws: Path, env: dict[str, str], skilldeck_home: Path) -> None:
+    assert sd("disable", "beta", cwd=ws, env=env).returncode == 0
+    assert "beta" in (skilldeck_home / "config.toml").read_text(encoding="utf-8")
+    names = [r["name"] for r in json.loads(sd("list", "--json", cwd=ws, env=env).stdout)]
+    assert "beta" not in names
+    assert sd("enable", "beta", cwd=ws, env=env).returncode == 0
+    names = [r["name"] for r in json.loads(sd("list", "--json", cwd=ws, env=env).stdout)]
+    assert "beta" in names
+    assert sd("enable", "nope", cwd=ws, env=env).returncode == 1
+
+
+def test_new_then_validate_strict(ws: Path, env: dict[str, str], tmp_path: Path) -> None:
+    made = sd(
+        "new", "fresh-one", "--kind", "script", "--dir", str(tmp_path / "out"), cwd=ws, env=env
+    )
+    assert made.returncode == 0, made.stderr
+    folder = tmp_path / "out" / "fresh-one"
+    assert sd("validate", "--strict", str(folder), cwd=ws, env=env).returncode == 0
+    again = sd("new", "fresh-one", "--dir", str(tmp_path / "out"), cwd=ws, env=env)
+    assert again.returncode == 1 and "already exists" in again.stderr
+    assert sd("new", "Bad Name", cwd=ws, env=env).returncode == 1
+
+
+def test_console_script_is_installed(ws: Path, env: dict[str, str]) -> None:
+    exe = Path(sys.executable).with_name("skilldeck")
+    if not exe.exists():
+        pytest.skip("console script not installed in this environment")
+    out = subprocess.run(
+        [str(exe), "skills", "list", "--json"], cwd=ws, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0 and json.loads(out.stdout)

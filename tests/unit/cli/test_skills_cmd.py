@@ -1,0 +1,209 @@
+"""``skilldeck skills list|validate|show|prompt|enable|disable|new`` in-process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from skilldeck.cli.main import build_app
+from skilldeck.config import read_toml
+from skilldeck.errors import SkillNotFoundError
+
+
+def write_skill(folder: Path, name: str | None = None, description: str = "Does things.") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    md = folder / "SKILL.md"
+    md.write_text(
+        f"---\nname: {name or folder.name}\ndescription: {description}\n---\n\n# Body\n",
+        encoding="utf-8",
+    )
+    return md
+
+
+def run(*args: str) -> Any:
+    argv = ["skills", *args]
+    return CliRunner().invoke(build_app(argv), argv)
+
+
+@pytest.fixture
+def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    workspace = tmp_path / "ws"
+    write_skill(workspace / ".claude" / "skills" / "alpha", description="Workspace alpha.")
+    write_skill(workspace / ".claude" / "skills" / "beta")
+    monkeypatch.chdir(workspace)
+    return workspace
+
+
+def test_list_json_fields(ws: Path) -> None:
+    result = run("list", "--json")
+    assert result.exit_code == 0, result.output
+    rows = {r["name"]: r for r in json.loads(result.stdout)}
+    alpha = rows["alpha"]
+    assert alpha["description"] == "Workspace alpha."
+    assert alpha["path"] == str(ws / ".claude" / "skills" / "alpha")
+    assert (alpha["source"], alpha["kind"], alpha["enabled"], alpha["version"]) == (
+        "workspace",
+        "prompt",
+        True,
+        None,
+    )
+    assert all(r["status"] == "active" for r in rows.values())
+
+
+def test_list_roots_precede_defaults_in_order(ws: Path, tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    write_skill(one / "alpha", description="From one.")
+    write_skill(two / "alpha", description="From two.")
+    rows = json.loads(run("list", "--json", "--root", str(one), "--root", str(two)).stdout)
+    alpha = next(r for r in rows if r["name"] == "alpha")
+    assert (alpha["description"], alpha["source"]) == ("From one.", "root")
+    everything = json.loads(
+        run("list", "--json", "--all", "--root", str(one), "--root", str(two)).stdout
+    )
+    alphas = [(r["description"], r["status"]) for r in everything if r["name"] == "alpha"]
+    assert alphas == [
+        ("From one.", "active"),
+        ("From two.", "shadowed"),
+        ("Workspace alpha.", "shadowed"),
+    ]
+
+
+def test_list_no_defaults(ws: Path, tmp_path: Path) -> None:
+    write_skill(tmp_path / "only" / "solo")
+    rows = json.loads(
+        run("list", "--json", "--no-defaults", "--root", str(tmp_path / "only")).stdout
+    )
+    assert [r["name"] for r in rows] == ["solo"]
+
+
+def test_list_all_shows_invalid_and_disabled(ws: Path) -> None:
+    bad = ws / ".claude" / "skills" / "broken"
+    bad.mkdir()
+    (bad / "SKILL.md").write_text("---\nname: broken\n---\n", encoding="utf-8")
+    assert run("disable", "beta").exit_code == 0
+    rows = {r["name"]: r for r in json.loads(run("list", "--json", "--all").stdout)}
+    assert rows["broken"]["status"] == "invalid"
+    assert rows["broken"]["errors"] and {"code", "message", "line"} <= set(
+        rows["broken"]["errors"][0]
+    )
+    assert (rows["beta"]["status"], rows["beta"]["enabled"]) == ("disabled", False)
+    plain = [r["name"] for r in json.loads(run("list", "--json").stdout)]
+    assert "beta" not in plain and "broken" not in plain
+
+
+def test_list_human_output(ws: Path) -> None:
+    result = run("list")
+    assert result.exit_code == 0
+    assert "alpha" in result.stdout and "Workspace alpha." in result.stdout
+    assert "skill(s)" in result.stdout
+
+
+def test_list_missing_root_is_usage_error(ws: Path, tmp_path: Path) -> None:
+    result = run("list", "--root", str(tmp_path / "missing"))
+    assert result.exit_code == 2
+    assert "not a folder" in result.stderr
+    assert run("list", "--no-defaults").exit_code == 2
+
+
+def test_validate_exit_codes_and_json(ws: Path, tmp_path: Path) -> None:
+    good = ws / ".claude" / "skills" / "alpha"
+    assert run("validate", str(good)).exit_code == 0
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "SKILL.md").write_text("---\nname: bad\n---\n", encoding="utf-8")
+    result = run("validate", str(good), str(bad / "SKILL.md"), "--json")
+    assert result.exit_code == 1
+    reports = json.loads(result.stdout)
+    assert [r["valid"] for r in reports] == [True, False]
+    assert set(reports[1]) >= {"path", "name", "valid", "errors", "warnings"}
+    assert set(reports[1]["errors"][0]) >= {"code", "message", "line"}
+    assert run("validate", str(tmp_path / "nope")).exit_code == 2
+
+
+def test_validate_human_lines_carry_path_line_code(tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "SKILL.md").write_text("---\nname: bad\ndescription: [x\n---\n", encoding="utf-8")
+    result = run("validate", str(tmp_path))
+    assert result.exit_code == 1
+    assert f"{bad / 'SKILL.md'}:4: SD003" in " ".join(result.stdout.split())
+
+
+def test_validate_strict(tmp_path: Path) -> None:
+    folder = tmp_path / "extra-field"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        "---\nname: extra-field\ndescription: d\nversion: '1'\n---\n", encoding="utf-8"
+    )
+    assert run("validate", str(folder)).exit_code == 0
+    assert run("validate", "--strict", str(folder)).exit_code == 1
+
+
+def test_show_json_and_human(ws: Path) -> None:
+    (ws / ".claude" / "skills" / "alpha" / "references").mkdir()
+    (ws / ".claude" / "skills" / "alpha" / "references" / "x.md").write_text("x", encoding="utf-8")
+    data = json.loads(run("show", "alpha", "--json").stdout)
+    assert data["name"] == "alpha" and data["body"] == "# Body"
+    assert data["resources"] == ["references/x.md"]
+    assert data["metadata"]["description"] == "Workspace alpha."
+    assert data["skill_md"].endswith("alpha/SKILL.md")
+    human = run("show", "alpha")
+    assert human.exit_code == 0 and "# Body" in human.stdout and "references/x.md" in human.stdout
+
+
+def test_show_unknown_suggests(ws: Path) -> None:
+    result = run("show", "alpah")
+    assert isinstance(result.exception, SkillNotFoundError)
+    assert "alpha" in result.exception.suggestions
+
+
+def test_prompt_prints_the_block_within_budget(ws: Path) -> None:
+    result = run("prompt")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("<available_skills>")
+    assert "<name>alpha</name>" in result.stdout
+    small = run("prompt", "--budget", "300")
+    assert len(small.stdout.rstrip("\n")) <= 300
+    assert "not shown" in small.stdout
+
+
+def test_enable_disable_persist(ws: Path, skilldeck_home: Path) -> None:
+    assert run("disable", "alpha").exit_code == 0
+    assert read_toml(skilldeck_home / "config.toml")["skills"]["disabled"] == ["alpha"]
+    assert "<name>alpha</name>" not in run("prompt").stdout
+    assert run("enable", "alpha").exit_code == 0
+    assert read_toml(skilldeck_home / "config.toml")["skills"]["disabled"] == []
+    assert isinstance(run("disable", "nope").exception, SkillNotFoundError)
+
+
+@pytest.mark.parametrize("kind", ["prompt", "script", "code"])
+def test_new_creates_a_strict_valid_skill(ws: Path, kind: str) -> None:
+    result = run("new", f"made-{kind}", "--kind", kind)
+    assert result.exit_code == 0, result.output
+    folder = ws / ".skilldeck" / "skills" / f"made-{kind}"
+    assert (folder / "SKILL.md").is_file()
+    assert run("validate", "--strict", str(folder)).exit_code == 0
+    rows = {r["name"]: r for r in json.loads(run("list", "--json").stdout)}
+    assert rows[f"made-{kind}"]["kind"] == kind
+
+
+def test_new_into_dir_and_refusals(tmp_path: Path) -> None:
+    assert run("new", "x-skill", "--dir", str(tmp_path)).exit_code == 0
+    again = run("new", "x-skill", "--dir", str(tmp_path))
+    assert again.exit_code != 0 and "already exists" in str(again.exception)
+    assert run("new", "y", "--kind", "binary").exit_code == 2
+
+
+def test_show_a_broken_skill_explains_why(ws: Path) -> None:
+    bad = ws / ".claude" / "skills" / "broken"
+    bad.mkdir()
+    (bad / "SKILL.md").write_text("---\nname: broken\n---\n", encoding="utf-8")
+    human = run("show", "broken")
+    assert human.exit_code == 1
+    assert "does not load" in human.stderr and "SD" in human.stderr
+    data = json.loads(run("show", "broken", "--json").stdout)
+    assert data[0]["status"] == "invalid" and data[0]["errors"]
