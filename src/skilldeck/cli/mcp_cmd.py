@@ -1,0 +1,63 @@
+"""``skilldeck mcp serve``: expose the skill catalog to MCP clients (Claude Desktop, Cursor…).
+
+Thin: discover skills, build :class:`skilldeck.mcp.server.SkillMCPServer`, run it on
+stdio (what desktop clients launch) or streamable HTTP. Logs go to stderr only:
+stdout belongs to the protocol.
+"""
+
+from __future__ import annotations
+
+import logging
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from skilldeck.cli.common import NoDefaultsOption, RootOption, settings_from_cli
+
+
+class Transport(StrEnum):
+    stdio = "stdio"
+    http = "http"
+
+
+def serve_cmd(
+    root: RootOption = None,
+    no_defaults: NoDefaultsOption = False,
+    transport: Annotated[
+        Transport, typer.Option("--transport", help="stdio (default) or streamable HTTP.")
+    ] = Transport.stdio,
+    host: Annotated[str, typer.Option("--host", help="HTTP bind address.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="HTTP port.")] = 8765,
+    allow_scripts: Annotated[
+        bool | None,
+        typer.Option(
+            "--allow-scripts/--no-scripts",
+            help="Expose run_skill_script (default: mcp.allow_scripts in config, off).",
+        ),
+    ] = None,
+    poll_interval: Annotated[
+        float,
+        typer.Option("--poll-interval", help="Seconds between checks for changed skills (0: off)."),
+    ] = 1.0,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Log to stderr.")] = False,
+) -> None:
+    """Serve skills over MCP: tools list_skills, load_skill, read_skill_resource
+    (and run_skill_script when allowed), skill:// resources, and prompts."""
+    import anyio
+
+    from skilldeck.mcp.server import build_server
+    from skilldeck.skills.registry import SkillRegistry
+
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)
+    settings = settings_from_cli()
+    registry = SkillRegistry.discover(settings, roots=root or (), no_defaults=no_defaults)
+    server = build_server(registry, allow_scripts=allow_scripts, poll_interval=poll_interval)
+    if transport is Transport.http:
+        anyio.run(lambda: server.run_streamable_http_async(host=host, port=port))
+    else:
+        anyio.run(server.run_stdio_async)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve_cmd)

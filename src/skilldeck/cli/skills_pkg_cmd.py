@@ -1,0 +1,162 @@
+"""``skilldeck skills pack|keygen|install|verify|uninstall``: share skills as signed packages.
+
+Thin: options → :mod:`skilldeck.skills.package` → a line of output (or ``--json``).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from skilldeck.cli.common import JsonOption, print_json, settings_from_cli, stdout_console
+
+if TYPE_CHECKING:
+    from skilldeck.skills.lockfile import Scope
+
+
+class ScopeChoice(StrEnum):
+    workspace = "workspace"
+    user = "user"
+
+
+def _scope(choice: ScopeChoice) -> Scope:
+    return choice.value
+
+
+ScopeOption = Annotated[
+    ScopeChoice,
+    typer.Option("--scope", help="workspace: ./.skilldeck/skills; user: $SKILLDECK_HOME/skills."),
+]
+
+
+def pack_cmd(
+    folder: Annotated[Path, typer.Argument(help="The skill folder (holding SKILL.md).")],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Output file or directory.")
+    ] = None,
+    sign: Annotated[
+        Path | None, typer.Option("--sign", help="ed25519 private key to sign with.")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Validate a skill and write NAME.skill (zip, Anthropic layout + signed manifest)."""
+    from skilldeck.skills.diagnostics import warnings_of
+    from skilldeck.skills.package import pack
+    from skilldeck.skills.validate import load_skill
+
+    path = pack(folder, output=output, sign_key=sign)
+    _, diagnostics = load_skill(folder)
+    warnings = [str(d) for d in warnings_of(diagnostics)]
+    if as_json:
+        print_json({"path": str(path), "signed": sign is not None, "warnings": warnings})
+        return
+    console = stdout_console()
+    console.print(f"Packed {path}" + (" (signed)" if sign else ""), highlight=False)
+    for warning in warnings:
+        console.print(f"  [yellow]warning[/]: {warning}", highlight=False)
+
+
+def keygen_cmd(
+    out: Annotated[
+        Path, typer.Option("--out", help="Private key path; PATH.pub gets the public key.")
+    ],
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing key.")] = False,
+) -> None:
+    """Make an ed25519 key pair for signing skill packages."""
+    from skilldeck.skills.signing import key_id, keygen, load_public_key
+
+    private, public = keygen(out, force=force)
+    console = stdout_console()
+    console.print(f"Private key: {private} (keep it secret)")
+    console.print(f"Public key:  {public} (share it; key id {key_id(load_public_key(public))})")
+
+
+def install_cmd(
+    source: Annotated[Path, typer.Argument(help="A .skill file or a skill folder.")],
+    scope: ScopeOption = ScopeChoice.workspace,
+    verify: Annotated[
+        Path | None,
+        typer.Option("--verify", help="Require a valid signature by this public key."),
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an installed skill (keeps a backup).")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Install a skill package safely and record it in skills.lock."""
+    from skilldeck.skills.package import install
+
+    result = install(
+        source, scope=_scope(scope), verify_key=verify, force=force, settings=settings_from_cli()
+    )
+    if as_json:
+        print_json(result.to_dict())
+        return
+    console = stdout_console()
+    version = f" {result.version}" if result.version else ""
+    console.print(f"Installed {result.name}{version} → {result.path} ({result.files} files)")
+    if result.signed_by:
+        console.print(f"  signature verified (key {result.signed_by})")
+    elif result.claimed_signer:
+        console.print(f"  signed by key {result.claimed_signer} — NOT verified (use --verify)")
+    if result.backup:
+        console.print(f"  previous copy kept at {result.backup}")
+    for warning in result.warnings:
+        console.print(f"  [yellow]warning[/]: {warning}", highlight=False)
+
+
+def verify_cmd(
+    scope: Annotated[
+        ScopeChoice | None, typer.Option("--scope", help="Only this scope (default: both).")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Check installed skills against skills.lock; exit 1 if any file changed."""
+    from skilldeck.skills.package import installed, verify
+
+    settings = settings_from_cli()
+    sc = _scope(scope) if scope else None
+    checked = installed(settings, scope=sc)
+    problems = verify(settings, scope=sc)
+    if as_json:
+        print_json(
+            {
+                "ok": not problems,
+                "checked": [{"name": e.name, "scope": s} for s, e in checked],
+                "problems": [p.to_dict() for p in problems],
+            }
+        )
+    else:
+        console = stdout_console()
+        bad = {(p.scope, p.name) for p in problems}
+        for s, entry in checked:
+            mark = "[red]CHANGED[/]" if (s, entry.name) in bad else "[green]ok[/]"
+            console.print(f"{mark} {entry.name} ({s})", highlight=False)
+        for p in problems:
+            console.print(f"  {p.name}: {p.message}", highlight=False)
+        if not checked:
+            console.print("No installed skills recorded in skills.lock.")
+    if problems:
+        raise typer.Exit(1)
+
+
+def uninstall_cmd(
+    name: Annotated[str, typer.Argument(help="The installed skill's name.")],
+    scope: ScopeOption = ScopeChoice.workspace,
+) -> None:
+    """Remove an installed skill and its skills.lock entry."""
+    from skilldeck.skills.package import uninstall
+
+    path = uninstall(name, scope=_scope(scope), settings=settings_from_cli())
+    stdout_console().print(f"Uninstalled {name} ({path})")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("pack")(pack_cmd)
+    app.command("keygen")(keygen_cmd)
+    app.command("install")(install_cmd)
+    app.command("verify")(verify_cmd)
+    app.command("uninstall")(uninstall_cmd)

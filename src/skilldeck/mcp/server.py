@@ -1,0 +1,399 @@
+"""An MCP server that exposes a skill catalog to any MCP client (official SDK v2).
+
+What a client sees:
+
+* tools — ``list_skills`` (optionally ranked by ``query``), ``load_skill`` (level 2:
+  the body with placeholders filled and the file list; its description carries the
+  ``<available_skills>`` block, so a model knows the catalog without a call),
+  ``read_skill_resource`` (level 3, confined to the skill folder) and, only when
+  enabled, ``run_skill_script`` (the sandboxed script runner);
+* resources — ``skill://<name>/SKILL.md`` and ``skill://<name>/<path>`` (and the
+  template ``skill://{name}/{path}``);
+* prompts — every user-invocable skill, taking its ``arguments`` string.
+
+Everything is computed from the :class:`~skilldeck.skills.registry.SkillRegistry` at
+request time, so nothing goes stale. A watcher (in the server's lifespan) calls
+``registry.refresh()`` every ``poll_interval`` seconds and, when a skill appeared,
+changed or went away, sends the list-changed notifications: on the 2026-07-28
+protocol through the ``subscriptions/listen`` bus, on the handshake-era protocol
+(today's desktop clients) straight down each connected session.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
+from typing import Any, TypeVar
+from urllib.parse import unquote, urlsplit
+
+import anyio
+import anyio.to_thread
+from mcp.server.lowlevel.helper_types import ReadResourceContents
+from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ToolsListChanged,
+)
+from mcp.shared.exceptions import MCPError
+from mcp_types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    GetPromptResult,
+    InputRequiredResult,
+    PromptMessage,
+    TextContent,
+    ToolAnnotations,
+)
+from mcp_types import Prompt as MCPPrompt
+from mcp_types import Resource as MCPResource
+from mcp_types import ResourceTemplate as MCPResourceTemplate
+from mcp_types import Tool as MCPTool
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic.networks import AnyUrl
+
+from skilldeck import __version__
+from skilldeck.errors import SkilldeckError
+from skilldeck.mcp.catalog import (
+    LOAD_SKILL_INTRO,
+    list_skills_payload,
+    resource_text,
+    skill_prompt,
+    skill_resources,
+)
+from skilldeck.skills.disclosure import render_available_skills, render_level2
+from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.skill import Skill
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+SCRIPTS_DISABLED = (
+    "run_skill_script is disabled on this server. Start it with `skilldeck mcp serve "
+    "--allow-scripts` or set `[mcp] allow_scripts = true` in the skilldeck config."
+)
+INSTRUCTIONS = (
+    "This server provides Agent Skills: folders of expert instructions and scripts. "
+    "Before a task that matches a skill, call load_skill with its name and follow the "
+    "instructions it returns; read the files they mention with read_skill_resource. "
+    "list_skills (with a query) finds skills by topic."
+)
+#: pause between scans ≥ this many times the last scan's duration
+SCAN_BACKOFF = 5.0
+_ALL_LIST_CHANGED = NotificationOptions(
+    prompts_changed=True, resources_changed=True, tools_changed=True
+)
+
+
+class SkillMCPServer(MCPServer[dict[str, Any]]):
+    """``MCPServer`` whose tools, resources and prompts come from a skill registry."""
+
+    def __init__(
+        self,
+        registry: SkillRegistry,
+        *,
+        allow_scripts: bool | None = None,
+        poll_interval: float = 1.0,
+        name: str = "skilldeck",
+    ) -> None:
+        self.registry = registry
+        settings = registry.settings
+        self.allow_scripts = settings.mcp.allow_scripts if allow_scripts is None else allow_scripts
+        self.poll_interval = poll_interval
+        self._bus = InMemorySubscriptionBus()
+        self._registry_lock = anyio.Lock()
+        #: handshake-era connections by id; each removes itself when it closes
+        self._legacy: dict[int, Any] = {}
+        super().__init__(
+            name,
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            lifespan=_lifespan,
+            subscriptions=self._bus,
+            log_level="WARNING",
+        )
+        self.middleware.append(self._track_session)
+        self._advertise_list_changed()
+        self._add_tools()
+
+    # ---- wiring ----------------------------------------------------------------------
+
+    def _advertise_list_changed(self) -> None:
+        """Handshake-era clients only expect list-changed notifications when the
+        server's capabilities say so; every transport builds them through this method."""
+        low = self._lowlevel_server
+        original = low.create_initialization_options
+
+        def with_list_changed(
+            notification_options: NotificationOptions | None = None,
+            experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+            extensions: dict[str, dict[str, Any]] | None = None,
+        ) -> Any:
+            return original(
+                notification_options or _ALL_LIST_CHANGED, experimental_capabilities, extensions
+            )
+
+        low.create_initialization_options = with_list_changed  # type: ignore[method-assign]
+
+    async def _track_session(self, ctx: Any, call_next: Any) -> Any:
+        """Remember handshake-era connections so the watcher can notify them.
+
+        The SDK hands middleware a per-request session; the connection behind it
+        (not exposed publicly) outlives the request and has a teardown stack we use
+        to forget it when the client goes away.
+        """
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            conn = getattr(ctx.session, "_connection", None)
+            if conn is not None and id(conn) not in self._legacy:
+                self._legacy[id(conn)] = conn
+                conn.exit_stack.callback(self._legacy.pop, id(conn), None)
+        return await call_next(ctx)
+
+    def _add_tools(self) -> None:
+        read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+        self.add_tool(self.list_skills, annotations=read_only, structured_output=False)
+        self.add_tool(self.load_skill, annotations=read_only, structured_output=False)
+        self.add_tool(self.read_skill_resource, annotations=read_only, structured_output=False)
+        if self.allow_scripts:
+            self.add_tool(
+                self.run_skill_script,
+                annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True),
+                structured_output=False,
+            )
+
+    # ---- registry access -------------------------------------------------------------
+
+    async def _off_loop(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn`` in a worker thread, never alongside a refresh of the registry.
+
+        Scanning a large catalog, building the search index or walking skill folders
+        can take seconds; doing it on the event loop would stall every connection.
+        """
+        async with self._registry_lock:
+            return await anyio.to_thread.run_sync(fn, *args)
+
+    def _skill(self, name: str) -> Skill:
+        try:
+            skill = self.registry.get(name)
+        except SkilldeckError as e:
+            raise ToolError(str(e)) from e
+        if skill.unavailable_reason:
+            raise ToolError(f"Skill {name!r} is unavailable here: {skill.unavailable_reason}")
+        return skill
+
+    # ---- tools -----------------------------------------------------------------------
+
+    async def list_skills(self, query: str | None = None, limit: int = 50) -> str:
+        """List the available skills (name, description, version) as JSON. With a
+        `query`, the skills most relevant to it come first, best first."""
+
+        def payload() -> str:
+            data = list_skills_payload(self.registry, query=query, limit=max(1, min(limit, 500)))
+            return json.dumps(data, ensure_ascii=False, indent=2)
+
+        return await self._off_loop(payload)
+
+    async def load_skill(self, name: str, args: str | None = None) -> str:
+        """Load a skill's instructions (its SKILL.md body with `args` substituted for
+        $ARGUMENTS) and the list of its files."""
+
+        def level2() -> str:
+            return render_level2(
+                self._skill(name),
+                arguments=args,
+                session_id="mcp",
+                project_dir=self.registry.settings.workspace,
+            )
+
+        return await self._off_loop(level2)
+
+    async def read_skill_resource(self, name: str, path: str) -> str:
+        """Read one file of a skill, `path` relative to the skill folder (e.g.
+        references/guide.md). Paths outside the skill folder are refused."""
+
+        def read() -> str:
+            try:
+                return resource_text(self._skill(name), path)
+            except SkilldeckError as e:
+                raise ToolError(str(e)) from e
+
+        return await self._off_loop(read)
+
+    async def run_skill_script(
+        self, name: str, input: dict[str, Any] | list[Any] | str | None = None
+    ) -> str:
+        """Run a script skill's entry point with `input` (JSON) and return its JSON
+        result. Runs sandboxed, with a timeout and a scrubbed environment."""
+        if not self.allow_scripts:
+            raise ToolError(SCRIPTS_DISABLED)
+        from skilldeck.skills.runner import ScriptRunner
+
+        skill = await self._off_loop(self._skill, name)
+        runner = ScriptRunner(self.registry.settings, session_id="mcp")
+        try:
+            result = await runner.run(skill, input)
+        except SkilldeckError as e:
+            raise ToolError(str(e)) from e
+        if not result.ok:
+            raise ToolError(result.render())
+        return result.render()
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        if name == "run_skill_script" and not self.allow_scripts:
+            raise ToolError(SCRIPTS_DISABLED)
+        return await super().call_tool(name, arguments, context)
+
+    async def list_tools(self) -> list[MCPTool]:
+        tools = await super().list_tools()
+        catalog = await self._off_loop(
+            lambda: render_available_skills(
+                self.registry.list(), budget=self.registry.settings.skills.prompt_budget
+            )
+        )
+        return [
+            t.model_copy(update={"description": f"{LOAD_SKILL_INTRO}\n\n{catalog}"})
+            if t.name == "load_skill"
+            else t
+            for t in tools
+        ]
+
+    # ---- resources -------------------------------------------------------------------
+
+    async def list_resources(self) -> list[MCPResource]:
+        return await self._off_loop(lambda: skill_resources(self.registry.list()))
+
+    async def list_resource_templates(self) -> list[MCPResourceTemplate]:
+        return [
+            MCPResourceTemplate(
+                uri_template="skill://{name}/{path}",
+                name="skill-file",
+                description="A file of a skill: SKILL.md or a path relative to its folder.",
+            )
+        ]
+
+    async def read_resource(
+        self, uri: AnyUrl | str, context: Context[Any, Any] | None = None
+    ) -> Iterable[ReadResourceContents] | InputRequiredResult:
+        parts = urlsplit(str(uri))
+        name, path = unquote(parts.netloc), unquote(parts.path).lstrip("/")
+        if parts.scheme != "skill" or not name or not path:
+            raise ResourceNotFoundError(
+                f"Unknown resource {uri}; skill resources look like skill://<name>/SKILL.md."
+            )
+
+        def read() -> str:
+            skill = self.registry.find(name)
+            if skill is None:
+                raise ResourceNotFoundError(f"No skill named {name!r}.")
+            try:
+                return resource_text(skill, path)
+            except SkilldeckError as e:
+                raise ResourceError(str(e)) from e
+
+        text = await self._off_loop(read)
+        mime = "text/markdown" if path.endswith(".md") else "text/plain"
+        return [ReadResourceContents(content=text, mime_type=mime)]
+
+    # ---- prompts ---------------------------------------------------------------------
+
+    def _prompt_skills(self) -> list[Skill]:
+        return [s for s in self.registry.list() if s.metadata.user_invocable and s.available]
+
+    async def list_prompts(self) -> list[MCPPrompt]:
+        return [skill_prompt(s) for s in await self._off_loop(self._prompt_skills)]
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        context: Context[Any, Any] | None = None,
+    ) -> GetPromptResult | InputRequiredResult:
+        args = (arguments or {}).get("arguments")
+
+        def render() -> tuple[Skill, str] | None:
+            skill = next((s for s in self._prompt_skills() if s.name == name), None)
+            if skill is None:
+                return None
+            text = render_level2(
+                skill,
+                arguments=str(args) if args is not None else None,
+                session_id="mcp",
+                project_dir=self.registry.settings.workspace,
+            )
+            return skill, text
+
+        rendered = await self._off_loop(render)
+        if rendered is None:
+            raise MCPError(INVALID_PARAMS, f"No user-invocable skill named {name!r}.")
+        skill, text = rendered
+        return GetPromptResult(
+            description=skill.description,
+            messages=[PromptMessage(role="user", content=TextContent(text=text))],
+        )
+
+    # ---- following the disk ----------------------------------------------------------
+
+    async def check_for_changes(self) -> bool:
+        """Re-scan once; on any change notify every client. Returns whether it did."""
+        result = await self._off_loop(self.registry.refresh)
+        if not result.any:
+            return False
+        log.info("skills changed: +%s ~%s -%s", result.added, result.changed, result.removed)
+        await self.notify_catalog_changed()
+        return True
+
+    async def notify_catalog_changed(self) -> None:
+        for event in (ToolsListChanged(), ResourcesListChanged(), PromptsListChanged()):
+            await self._bus.publish(event)
+        for key, conn in list(self._legacy.items()):
+            try:
+                await conn.send_tool_list_changed()
+                await conn.send_resource_list_changed()
+                await conn.send_prompt_list_changed()
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError) as e:
+                log.debug("dropping a closed MCP connection: %s", e)
+                self._legacy.pop(key, None)
+
+    async def watch(self) -> None:
+        """Poll the registry forever (run inside the server's lifespan).
+
+        The pause between scans is at least ``poll_interval`` and at least
+        :data:`SCAN_BACKOFF` times the last scan's duration, so re-scanning a huge
+        catalog never takes more than a small share of the machine.
+        """
+        delay = self.poll_interval
+        while True:
+            await anyio.sleep(delay)
+            started = time.monotonic()
+            try:
+                await self.check_for_changes()
+            except SkilldeckError as e:  # a broken root must not kill the server
+                log.warning("skill refresh failed: %s", e)
+            delay = max(self.poll_interval, SCAN_BACKOFF * (time.monotonic() - started))
+
+
+@asynccontextmanager
+async def _lifespan(server: MCPServer[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+    assert isinstance(server, SkillMCPServer)
+    async with anyio.create_task_group() as tg:
+        if server.poll_interval > 0:
+            tg.start_soon(server.watch)
+        try:
+            yield {}
+        finally:
+            tg.cancel_scope.cancel()
+
+
+def build_server(
+    registry: SkillRegistry, *, allow_scripts: bool | None = None, poll_interval: float = 1.0
+) -> SkillMCPServer:
+    """The skilldeck MCP server for ``registry`` (``allow_scripts`` None = from config)."""
+    return SkillMCPServer(registry, allow_scripts=allow_scripts, poll_interval=poll_interval)

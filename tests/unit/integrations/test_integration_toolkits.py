@@ -1,0 +1,139 @@
+"""Function-calling export: the skill catalog tools, OpenAI and Anthropic toolkits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from anthropic.types import TextBlock, ToolUseBlock
+from openai.types.chat import ChatCompletionMessageFunctionToolCall
+from openai.types.chat.chat_completion_message_function_tool_call import Function
+from openai.types.responses import ResponseFunctionToolCall
+
+from skilldeck.config import Settings, load_settings
+from skilldeck.integrations.anthropic_tools import AnthropicToolkit
+from skilldeck.integrations.openai_tools import OpenAIToolkit
+from skilldeck.integrations.skill_tools import skill_tools
+from skilldeck.skills.registry import SkillRegistry
+
+
+def write_skill(root: Path, name: str, body: str, **fields: str) -> Path:
+    folder = root / name
+    folder.mkdir(parents=True)
+    extra = "".join(f"{k}: {v}\n" for k, v in fields.items())
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Skill {name} for {name} work.\n{extra}---\n\n{body}\n",
+        encoding="utf-8",
+    )
+    return folder
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    root = tmp_path / "skills"
+    demo = write_skill(root, "demo", "Demo body: $ARGUMENTS")
+    (demo / "references").mkdir()
+    (demo / "references" / "guide.md").write_text("# Guide\n", encoding="utf-8")
+    echo = write_skill(root, "echo-script", "Echo.", entrypoint="scripts/echo.py")
+    (echo / "scripts").mkdir()
+    (echo / "scripts" / "echo.py").write_text(
+        "import json, sys\nprint(json.dumps({'echo': json.loads(sys.argv[1])}))\n",
+        encoding="utf-8",
+    )
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return load_settings(workspace=ws, home=tmp_path / "home")
+
+
+@pytest.fixture
+def root(settings: Settings, tmp_path: Path) -> Path:
+    return tmp_path / "skills"
+
+
+@pytest.fixture
+def kit(settings: Settings, root: Path) -> OpenAIToolkit:
+    return OpenAIToolkit.from_skills(settings, roots=[root], no_defaults=True)
+
+
+def test_skill_tools_follow_the_registry(settings: Settings, root: Path) -> None:
+    registry = SkillRegistry.discover(settings, roots=[root], no_defaults=True, use_cache=False)
+    tools = {t.name: t for t in skill_tools(registry)}
+    assert set(tools) == {"list_skills", "load_skill", "read_skill_resource"}
+    assert "<name>demo</name>" in tools["load_skill"].spec().description
+    write_skill(root, "later", "Later.")
+    registry.refresh()
+    assert "<name>later</name>" in tools["load_skill"].spec().description
+    assert "run_skill_script" in {t.name for t in skill_tools(registry, scripts=True)}
+
+
+def test_openai_export_shapes(kit: OpenAIToolkit) -> None:
+    chat = {t["function"]["name"]: t for t in kit.tools()}
+    assert set(chat) == {"list_skills", "load_skill", "read_skill_resource"}
+    assert chat["load_skill"]["type"] == "function"
+    assert chat["load_skill"]["function"]["parameters"]["required"] == ["name"]
+    flat = {t["name"]: t for t in kit.response_tools()}
+    assert flat["read_skill_resource"]["parameters"]["required"] == ["name", "path"]
+
+
+def test_openai_chat_tool_calls_as_sdk_objects_and_dicts(kit: OpenAIToolkit) -> None:
+    calls = [
+        ChatCompletionMessageFunctionToolCall(
+            id="call_1",
+            type="function",
+            function=Function(name="load_skill", arguments='{"name": "demo", "args": "v2"}'),
+        ),
+        {
+            "id": "call_2",
+            "type": "function",
+            "function": {
+                "name": "read_skill_resource",
+                "arguments": '{"name": "demo", "path": "../../etc/passwd"}',
+            },
+        },
+        {"id": "call_3", "type": "function", "function": {"name": "nope", "arguments": "{}"}},
+        {"id": "call_4", "type": "function", "function": {"name": "load_skill", "arguments": "{"}},
+    ]
+    replies = kit.dispatch_sync(calls)
+    assert [r["tool_call_id"] for r in replies] == ["call_1", "call_2", "call_3", "call_4"]
+    assert all(r["role"] == "tool" for r in replies)
+    assert "Demo body: v2" in replies[0]["content"]
+    assert replies[1]["content"].startswith("Error:") and "escapes" in replies[1]["content"]
+    assert "Unknown tool 'nope'" in replies[2]["content"]
+    assert "not valid JSON" in replies[3]["content"]
+
+
+def test_openai_responses_function_calls(kit: OpenAIToolkit) -> None:
+    items = [
+        {"type": "reasoning", "id": "r1", "summary": []},
+        ResponseFunctionToolCall(
+            type="function_call", call_id="fc_1", name="list_skills", arguments="{}"
+        ),
+    ]
+    (reply,) = kit.dispatch_sync(items)
+    assert reply["type"] == "function_call_output" and reply["call_id"] == "fc_1"
+    assert [s["name"] for s in json.loads(reply["output"])["skills"]] == ["demo", "echo-script"]
+
+
+def test_anthropic_tool_use_round_trip(settings: Settings, root: Path) -> None:
+    kit = AnthropicToolkit.from_skills(settings, roots=[root], no_defaults=True, scripts=True)
+    assert {t["name"] for t in kit.tools()} >= {"load_skill", "run_skill_script"}
+    assert "input_schema" in kit.tools()[0]
+    content = [
+        TextBlock(type="text", text="Let me load it."),
+        ToolUseBlock(id="tu_1", type="tool_use", name="load_skill", input={"name": "demo"}),
+        {"type": "tool_use", "id": "tu_2", "name": "load_skill", "input": {"name": "ghost"}},
+        {"type": "tool_use", "id": "tu_3", "name": "run_skill_script",
+         "input": {"name": "echo-script", "input": {"k": "v"}}},
+    ]  # fmt: skip
+    message = kit.dispatch_sync(content)
+    assert message["role"] == "user"
+    first, second, third = message["content"]
+    assert first == {
+        "type": "tool_result",
+        "tool_use_id": "tu_1",
+        "content": first["content"],
+    }
+    assert "Demo body:" in first["content"]
+    assert second["is_error"] is True and "ghost" in second["content"]
+    assert json.loads(third["content"]) == {"echo": {"k": "v"}}
