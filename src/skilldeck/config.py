@@ -64,6 +64,8 @@ class SkillSettings(BaseModel):
         default_factory=lambda: ["specification-engine", "opencode-implementer"]
     )
     hints: HintSettings = Field(default_factory=HintSettings)
+    #: fuse sentence embeddings into skill routing (needs ``skilldeck[embeddings]``)
+    match_embeddings: bool = False
 
 
 class ModelSettings(BaseModel):

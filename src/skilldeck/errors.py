@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from skilldeck.skills.diagnostics import Diagnostic
 
 __all__ = [
+    "AgentNotFoundError",
     "ConfigError",
     "MCPError",
     "ModelConfigError",
@@ -123,6 +124,18 @@ class SkillNotFoundError(SkillError, LookupError):
         )
         self.name = name
         self.suggestions = list(suggestions)
+
+
+class AgentNotFoundError(SkillNotFoundError):
+    """No agent definition (built-in type or AGENT.md) has that name."""
+
+    def __init__(self, name: str, *, suggestions: Sequence[str] = ()) -> None:
+        super().__init__(name, suggestions=suggestions)
+        hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
+        self.args = (
+            f"No agent named {name!r}.{hint} Run `skilldeck agents list` to see what is "
+            "available.",
+        )
 
 
 class SkillUnavailableError(SkillError):

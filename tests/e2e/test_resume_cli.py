@@ -43,7 +43,14 @@ def test_pause_on_ask_user_then_resume_in_a_second_process(
         ],
     )
     first = skilldeck(
-        "run", "write a greeting", "--model", f"scripted:{script}", "--json", cwd=work
+        "run",
+        "write a greeting",
+        "--model",
+        f"scripted:{script}",
+        "--json",
+        "--permission-mode",  # stored with the session: the resume keeps it
+        "acceptEdits",
+        cwd=work,
     )
     assert first.returncode == 0, first.stderr
     events = json_events(first.stdout)
@@ -148,6 +155,8 @@ def test_a_killed_run_keeps_its_committed_turns_and_resumes(
             "--model",
             f"scripted:{script}",
             "--json",
+            "--permission-mode",
+            "bypassPermissions",
         ],
         cwd=work,
         stdout=subprocess.PIPE,

@@ -76,6 +76,13 @@ def test_run_loads_a_corpus_skill_then_writes_edits_runs_greps_and_tracks_todos(
         "--root",
         str(skill_dir),
         "--json",
+        # Write/Edit/Bash ask in the default mode; let edits and this one command through
+        "--permission-mode",
+        "acceptEdits",
+        "--allow",
+        "Bash(wc -l:*)",
+        "--allow",
+        "Bash(cat brand.css)",
         cwd=work,
     )
     assert proc.returncode == 0, proc.stderr
@@ -128,6 +135,10 @@ def test_the_shipped_demo_runs_offline(tmp_path: Path, skilldeck_home: Path) -> 
         "scripted:examples/demo.jsonl",
         "--cwd",
         str(demo),
+        "--permission-mode",
+        "acceptEdits",
+        "--allow",
+        "Bash",
         cwd=REPO,
     )
     assert proc.returncode == 0, proc.stderr

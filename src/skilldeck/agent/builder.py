@@ -4,7 +4,12 @@ The CLI, the chat REPL, ``resume`` in another process and library users all buil
 their :class:`~skilldeck.agent.loop.Agent` here, so they get the same wiring:
 
 * the model from ``make_model`` (``provider:model``), or a ``Model`` object;
-* the built-in tools, plus the ``Skill`` tool when at least one skill is usable;
+* an agent definition (``agent=``: AGENT.md or a built-in type) for instructions,
+  model, tools, preloaded skills, permission mode and turn limit;
+* the tools and the gate (``agent/toolset.py``): built-ins, ``Memory``, ``Skill`` when a
+  skill is usable, ``Task``/``TaskOutput`` when sub-agents are allowed — narrowed by
+  the definition, the composed skill set and deny rules — behind a
+  :class:`~skilldeck.agent.permissions.PermissionGate` (config + flags);
 * the skill registry (discovery roots, or the one passed in);
 * a system prompt built per session (instructions, environment, the level-1 skills
   block ranked by relevance to the task when it does not all fit, ``MEMORY.md``);
@@ -13,8 +18,9 @@ their :class:`~skilldeck.agent.loop.Agent` here, so they get the same wiring:
 * the session store and the tool gate.
 
 What a session needs to be rebuilt later (model spec, base URL, roots, preloaded
-skills, turn limit) is saved in its metadata; :func:`build_agent_for_session` reads
-it back, which is how ``skilldeck resume`` continues a run started elsewhere.
+skills, turn limit, agent definition, permission flags) is saved in its metadata;
+:func:`build_agent_for_session` reads it back, which is how ``skilldeck resume``
+continues a run started elsewhere.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck.agent.context import SKILL_BODY_META, ContextManager
+from skilldeck.agent.definitions import AgentDefinition, discover_agents
 from skilldeck.agent.events import Event
 from skilldeck.agent.gate import Approver, ToolGate
 from skilldeck.agent.loop import Agent, Hinter, Limits
@@ -36,11 +43,19 @@ from skilldeck.agent.prompt import (
     wrap_data,
 )
 from skilldeck.agent.session import SessionRecord, SessionStore
+from skilldeck.agent.toolset import (
+    ManagerFactory,
+    PermissionOptions,
+    assemble_tools,
+    protocol_section,
+)
 from skilldeck.config import CONFIG_FILENAME, WORKSPACE_DIRNAME, Settings, read_toml
 from skilldeck.errors import ModelConfigError
 from skilldeck.llm.messages import Message, Model, UserMessage
+from skilldeck.skills.policy import ComposedSkill
 from skilldeck.skills.registry import SkillRegistry
-from skilldeck.tools.base import Tool, ToolRegistry
+from skilldeck.tools.base import Tool, ToolContext, ToolRegistry
+from skilldeck.tools.memory import memory_dir
 
 #: how many ranked skills the level-1 block puts first when it has to shorten
 RANK_K = 20
@@ -82,7 +97,7 @@ def normalise_spec(spec: str) -> str:
 def build_agent(
     settings: Settings,
     *,
-    model: str | Model,
+    model: str | Model | None = None,
     skills: Sequence[str] = (),
     cwd: Path | None = None,
     max_turns: int | None = None,
@@ -94,45 +109,80 @@ def build_agent(
     no_defaults: bool = False,
     gate: ToolGate | None = None,
     tools: Sequence[Tool] | None = None,
-    instructions: str = DEFAULT_INSTRUCTIONS,
-    agent_name: str = "main",
+    instructions: str | None = None,
+    agent_name: str | None = None,
     base_url: str | None = None,
     hints: bool | None = None,
     services: dict[str, Any] | None = None,
     on_event: Callable[[Event], None] | None = None,
+    agent: str | AgentDefinition | None = None,
+    permission_mode: str | None = None,
+    allow: Sequence[str] = (),
+    ask: Sequence[str] = (),
+    deny: Sequence[str] = (),
+    initial_state: dict[str, Any] | None = None,
+    parent_session: str | None = None,
 ) -> Agent:
-    """A ready :class:`Agent`. ``json_events`` turns off text deltas (whole texts only)."""
+    """A ready :class:`Agent`. ``json_events`` turns off text deltas (whole texts only).
+
+    ``agent`` names an agent definition (AGENT.md or a built-in type) whose
+    instructions, model, tools, preloaded skills, permission mode and turn limit the
+    agent takes (explicit arguments win). ``skills`` are validated and composed: the
+    run gets exactly their composed tool set. ``permission_mode``/``allow``/``ask``/
+    ``deny`` add to ``settings.permissions``; they build the gate unless ``gate`` is
+    given. Raises SkillNotFoundError, PolicyError (invalid skill set) or ConfigError.
+    """
     from skilldeck.llm.client import ModelLLMClient
 
     workdir = (cwd or settings.workspace).resolve()
+    definition = resolve_definition(settings, agent)
+    model = model or (definition.model if definition else None) or choose_model_spec(settings)
     spec = normalise_spec(model) if isinstance(model, str) else model.name
     llm = _make_model(model, spec, settings, base_url)
     reg = registry or SkillRegistry.discover(settings, roots=roots, no_defaults=no_defaults)
-    tool_registry = ToolRegistry(list(tools)) if tools is not None else _default_tools(reg)
-    limits = Limits.from_settings(settings, max_turns=max_turns)
+    wanted = list(dict.fromkeys([*(definition.skills if definition else []), *skills]))
+    options = PermissionOptions(permission_mode, tuple(allow), tuple(ask), tuple(deny))
+    toolset = assemble_tools(
+        settings,
+        reg,
+        tools=tools,
+        definition=definition,
+        skills=wanted,
+        gate=gate,
+        permissions=options,
+        manager_factory=_manager_factory(settings, reg, llm, spec, approver),
+    )
+    turns = max_turns or (definition.max_turns if definition else None)
+    limits = Limits.from_settings(settings, max_turns=turns)
+    name = agent_name or (definition.name if definition else "main")
+    base = instructions or (definition.instructions if definition else "") or DEFAULT_INSTRUCTIONS
+    protocol = protocol_section(toolset.composed)
     prompt = _prompt_builder(
         settings,
         reg,
         cwd=workdir,
         model=spec,
-        tool_names=tool_registry.names(),
+        tool_names=toolset.tools.names(),
         max_turns=limits.max_turns,
-        instructions=instructions,
-        agent=agent_name,
+        instructions=f"{base.rstrip()}\n\n{protocol}" if protocol else base,
+        agent=name,
+        list_skills="Skill" in toolset.tools,
     )
     store = session_store or SessionStore.open(settings)
-    agent = Agent(
+    if toolset.manager is not None:  # foreground children share the parent's store
+        toolset.manager.store = store
+    built = Agent(
         model=llm,
-        tools=tool_registry,
+        tools=toolset.tools,
         settings=settings,
         store=store,
         system_prompt=prompt,
         cwd=workdir,
-        name=agent_name,
+        name=name,
         limits=limits,
-        gate=gate,
+        gate=toolset.gate,
         approver=approver,
-        hinter=_hinter(settings, reg, enabled=hints),
+        hinter=_hinter(settings, reg, enabled=hints) if "Skill" in toolset.tools else None,
         context=ContextManager.for_model(spec, settings),
         skills=reg,
         services={"llm": ModelLLMClient(llm), **(services or {})},
@@ -143,14 +193,59 @@ def build_agent(
             "roots": [str(Path(r).resolve()) for r in roots],
             "no_defaults": no_defaults,
             "max_turns": max_turns,
+            "agent_definition": definition.name if definition else None,
+            "permissions": options.to_dict(),
         },
         model_spec=spec,
         stream_text=not json_events,
         on_event=on_event,
-        startup=_preloader(reg, skills, cwd=workdir),
+        startup=_preloader(toolset.composed, cwd=workdir),
         owns_store=session_store is None,
+        initial_state=initial_state,
+        parent_session=parent_session,
     )
-    return agent
+    built.subagents = toolset.manager
+    built.composed = toolset.composed
+    return built
+
+
+def resolve_definition(
+    settings: Settings, agent: str | AgentDefinition | None
+) -> AgentDefinition | None:
+    """The agent definition named ``agent`` (AgentNotFoundError with suggestions)."""
+    if agent is None or isinstance(agent, AgentDefinition):
+        return agent
+    return discover_agents(settings).get(agent)
+
+
+def _manager_factory(
+    settings: Settings,
+    registry: SkillRegistry,
+    llm: Model,
+    spec: str,
+    approver: Approver | None,
+) -> ManagerFactory:
+    """Builds the SubagentManager for the main agent (depth 0) once its final tools and
+    gate exist. Children use the parent's model object unless they name another."""
+    from skilldeck.agent.subagents import SubagentManager
+
+    def model_for(name: str | None) -> Model:
+        if not name or name == spec:
+            return llm
+        return _make_model(name, normalise_spec(name), settings, None)
+
+    def make(tools: ToolRegistry, gate: ToolGate) -> SubagentManager:
+        return SubagentManager(
+            settings=settings,
+            parent_tools=tools,
+            catalog=discover_agents(settings),
+            registry=registry,
+            model_factory=model_for,
+            parent_gate=gate,
+            approver=approver,
+        )
+
+    return make
 
 
 def build_agent_for_session(
@@ -159,10 +254,16 @@ def build_agent_for_session(
     *,
     model: str | Model | None = None,
     base_url: str | None = None,
+    permission_mode: str | None = None,
+    allow: Sequence[str] = (),
+    ask: Sequence[str] = (),
+    deny: Sequence[str] = (),
     **kwargs: Any,
 ) -> Agent:
-    """Rebuild the agent a stored session ran with (its model, cwd, roots, skills)."""
+    """Rebuild the agent a stored session ran with (its model, cwd, roots, skills, agent
+    definition and permission flags); flags given now add to the stored ones."""
     meta = session.metadata
+    stored = meta.get("permissions") or {}
     return build_agent(
         settings,
         model=model or str(meta.get("model_spec") or session.model),
@@ -173,6 +274,11 @@ def build_agent_for_session(
         no_defaults=bool(meta.get("no_defaults")),
         base_url=base_url or meta.get("base_url"),
         agent_name=session.agent,
+        agent=meta.get("agent_definition"),
+        permission_mode=permission_mode or stored.get("mode"),
+        allow=[*(stored.get("allow") or []), *allow],
+        ask=[*(stored.get("ask") or []), *ask],
+        deny=[*(stored.get("deny") or []), *deny],
         **kwargs,
     )
 
@@ -185,19 +291,6 @@ def _make_model(model: str | Model, spec: str, settings: Settings, base_url: str
     return make_model(spec, settings=settings, base_url=base_url)
 
 
-def _default_tools(registry: SkillRegistry) -> ToolRegistry:
-    """The built-in tools, plus ``Skill`` when a skill is usable (code skills it runs
-    call tools through this same registry)."""
-    from skilldeck.tools.builtin import builtin_tools
-
-    tools = ToolRegistry(builtin_tools())
-    if any(s.available for s in registry.list()):
-        from skilldeck.tools.skill_tool import SkillTool
-
-        tools.register(SkillTool(registry, tools=tools))
-    return tools
-
-
 def _prompt_builder(
     settings: Settings,
     registry: SkillRegistry,
@@ -208,21 +301,32 @@ def _prompt_builder(
     max_turns: int,
     instructions: str,
     agent: str,
+    list_skills: bool,
 ) -> Callable[[str], str]:
-    """The system prompt for a new session; the skills block is ranked by its task."""
+    """The system prompt for a new session; the skills block is ranked by its task and
+    left out when the agent cannot load skills (no Skill tool)."""
 
     def build(task: str) -> str:
+        budget = settings.skills.prompt_budget
         return build_system_prompt(
             cwd=cwd,
             model=model,
             tools=tool_names,
             max_turns=max_turns,
             instructions=instructions,
-            skills_block=skills_block(registry, task, budget=settings.skills.prompt_budget),
-            memory=load_memory(settings, agent=agent, cwd=cwd),
+            skills_block=skills_block(registry, task, budget=budget) if list_skills else "",
+            memory=load_memory(settings, agent=memory_folder(settings, agent), cwd=cwd),
         )
 
     return build
+
+
+def memory_folder(settings: Settings, agent: str) -> str:
+    """The name of ``agent``'s memory folder, exactly as the Memory tool spells it, so
+    the notes it writes under ``MEMORY`` are the ones the system prompt loads."""
+    ctx = ToolContext(session_id="", workspace=settings.workspace, settings=settings)
+    ctx.agent_name = agent
+    return memory_dir(ctx).name
 
 
 def skills_block(registry: SkillRegistry, task: str, *, budget: int) -> str:
@@ -258,14 +362,14 @@ def _hinter(settings: Settings, registry: SkillRegistry, *, enabled: bool | None
 
 
 def _preloader(
-    registry: SkillRegistry, names: Sequence[str], *, cwd: Path
+    composed: ComposedSkill | None, *, cwd: Path
 ) -> Callable[[str], list[Message]] | None:
-    """``--skill NAME``: level-2 bodies, resolved now (unknown names fail fast)."""
-    if not names:
+    """``--skill NAME``: level-2 bodies of the composed set, in its execution order."""
+    if composed is None:
         return None
     from skilldeck.skills.disclosure import render_level2
 
-    chosen = [registry.get(n) for n in names]
+    chosen = list(composed.skills)
 
     def preload(session_id: str) -> list[Message]:
         return [

@@ -10,19 +10,22 @@ plus a body that becomes the agent's system prompt. Roots, first wins on a name:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from skilldeck.config import Settings
-from skilldeck.errors import SkilldeckError, SkillNotFoundError, SkillParseError
+from skilldeck.errors import AgentNotFoundError, SkilldeckError, SkillParseError
 from skilldeck.skills.diagnostics import Diagnostic, Severity
 from skilldeck.skills.parse import parse_skill_md
 from skilldeck.skills.spec import canonical_field
 from skilldeck.skills.toolrules import split_tool_list
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+#: an agent's name also names its memory folder and its sessions: keep it a plain word
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 #: read-only shell commands a ``plan`` agent may run
 READ_ONLY_BASH = (
     "Bash(ls:*)",
@@ -137,6 +140,13 @@ def load_definition(path: Path, *, source: str) -> AgentDefinition:
     data = {canonical_field(str(k)): v for k, v in parsed.data.items()}
     default_name = path.parent.name if path.name.upper() == "AGENT.MD" else path.stem
     name = str(data.get("name") or default_name)
+    if not _NAME.match(name) or ".." in name:
+        raise SkillParseError(
+            f"agent name {name!r} must be letters, digits, '.', '_' or '-' (at most 64)",
+            path=path,
+            line=parsed.key_lines.get("name"),
+            code="SD402",
+        )
     mode = data.get("permission-mode")
     if mode is not None and mode not in PERMISSION_MODES:
         raise SkillParseError(
@@ -182,7 +192,7 @@ class AgentCatalog:
         if name not in self.agents:
             import difflib
 
-            raise SkillNotFoundError(
+            raise AgentNotFoundError(
                 name, suggestions=difflib.get_close_matches(name, list(self.agents), n=3)
             )
         return self.agents[name]

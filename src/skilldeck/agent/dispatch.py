@@ -9,6 +9,10 @@ Gate checks and the interactive approver run one call at a time, in order (a hum
 answers one question at a time); the calls they allow then run concurrently in an
 anyio task group. Whatever a tool raises becomes an error result the model can read:
 a tool is a boundary, and one broken tool must not end the run.
+
+A skill loaded with the ``Skill`` tool tells the gate (when it is a
+:class:`~skilldeck.agent.permissions.SkillAwareGate`) which tools it pre-approves and
+which it forbids, for the rest of the session.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from skilldeck.agent.gate import (
     ToolGate,
     ask_approver,
 )
+from skilldeck.agent.permissions import SkillAwareGate
 from skilldeck.llm.messages import ToolCall
 from skilldeck.tools.base import ToolContext, ToolRegistry, ToolResult
 
@@ -125,6 +130,22 @@ class Dispatcher:
                 outcome.result = ToolResult.error(
                     f"Tool {call.name} failed: {type(e).__name__}: {e}"
                 )
+        self._learn_from_skill(outcome)
+
+    def _learn_from_skill(self, outcome: Outcome) -> None:
+        """After a skill was loaded: pre-approve its allowed-tools, deny its forbidden."""
+        result = outcome.result
+        if result is None or result.is_error or not isinstance(result.data, dict):
+            return
+        tool = self.tools.get(outcome.call.name)
+        if tool is None or tool.name != "Skill" or result.data.get("mode") != "loaded":
+            return
+        if isinstance(self.gate, SkillAwareGate):
+            self.gate.preapprove_skill(
+                self.ctx,
+                [str(t) for t in result.data.get("allowed_tools") or []],
+                [str(t) for t in result.data.get("forbidden_tools") or []],
+            )
 
     def _note_pause(self, outcome: Outcome) -> None:
         result = outcome.result

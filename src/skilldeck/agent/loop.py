@@ -19,6 +19,7 @@ the session is marked ``error`` (or ``cancelled``).
 
 from __future__ import annotations
 
+import copy
 import functools
 import os
 import socket
@@ -45,6 +46,7 @@ from skilldeck.agent.gate import DENIED_BY_USER, AllowAll, Approver, ToolGate
 from skilldeck.agent.pending import Pending, format_answer
 from skilldeck.agent.recorder import Limits, Recorder, RunResult, RunState, StoredRow, owner
 from skilldeck.agent.session import SessionStore, TurnWrite, new_session_id, process_alive
+from skilldeck.agent.sink import EventSink, flush_sink
 from skilldeck.errors import ModelError, SessionError
 from skilldeck.llm.messages import (
     AssistantMessage,
@@ -60,7 +62,9 @@ from skilldeck.llm.messages import (
 from skilldeck.tools.base import ToolContext, ToolRegistry, ToolResult
 
 if TYPE_CHECKING:
+    from skilldeck.agent.subagents import SubagentManager
     from skilldeck.config import Settings
+    from skilldeck.skills.policy import ComposedSkill
     from skilldeck.skills.registry import SkillRegistry
 
 __all__ = ["HINT_META", "Agent", "Hinter", "Limits", "RunResult"]
@@ -96,6 +100,8 @@ class Agent:
         on_event: Callable[[Event], None] | None = None,
         startup: Callable[[str], list[Message]] | None = None,
         owns_store: bool = False,
+        initial_state: dict[str, Any] | None = None,
+        parent_session: str | None = None,
     ) -> None:
         self.model, self.tools, self.settings, self.store = model, tools, settings, store
         self.system_prompt, self.cwd, self.name = system_prompt, cwd, name
@@ -110,9 +116,18 @@ class Agent:
         #: messages placed after the system prompt of every new session (preloaded skills)
         self.startup = startup
         self.owns_store = owns_store
+        #: tool state every new session starts with (a sub-agent inherits its parent's
+        #: run-time permission rules this way)
+        self.initial_state = dict(initial_state or {})
+        #: the session that spawned this agent's sessions (sub-agents), stored as parent_id
+        self.parent_session = parent_session
         self.specs = tools.specs()
         self.recorder = Recorder(store, self.context, model.name, on_event)
         self._contexts: dict[str, ToolContext] = {}
+        #: the sub-agent manager behind Task/TaskOutput (``build_agent`` wires it)
+        self.subagents: SubagentManager | None = None
+        #: the composed skill set the agent was built with (``--skill``), if any
+        self.composed: ComposedSkill | None = None
 
     def close(self) -> None:
         """Close the session store if this agent opened it."""
@@ -181,6 +196,8 @@ class Agent:
     async def _drive(
         self, run: RunState, resume: tuple[str | None, bool | None] | None = None
     ) -> AsyncIterator[Event]:
+        sink = EventSink(self.recorder, run)
+        run.ctx.services["emit_event"] = sink
         try:
             if resume is not None and run.pending is not None:
                 await self._resolve_pending(run, *resume)
@@ -194,10 +211,13 @@ class Agent:
         except BaseException as e:
             self.recorder.abandon(run, e)
             raise
+        finally:
+            sink.close()
         for event in run.drain():
             yield event
 
     async def _turn(self, run: RunState) -> AsyncIterator[Event]:
+        flush_sink(run)
         stop = self.limits.reached(run)
         if stop is not None:
             status, reason = stop
@@ -266,6 +286,7 @@ class Agent:
             refused = [Outcome(c, ToolResult.error(note)) for c in calls[len(allowed) :]]
         run.tool_calls += len(allowed)
         outcomes = await self._dispatcher(run).dispatch(allowed) + refused
+        flush_sink(run)  # background sub-agents' events, before the results they led to
         for o in outcomes:
             if o.result is not None:
                 self.recorder.emit_result(run, o.call, o.result)
@@ -328,7 +349,7 @@ class Agent:
 
     def _start(self, task: str, preload: Sequence[Message]) -> RunState:
         sid = new_session_id()
-        run = RunState(sid, History(), self._make_ctx(sid, {}))
+        run = RunState(sid, History(), self._make_ctx(sid, copy.deepcopy(self.initial_state)))
         system = self.system_prompt(task) if callable(self.system_prompt) else self.system_prompt
         startup = self.startup(sid) if self.startup is not None else []
         first = [SystemMessage(content=system), *startup, *preload, *self._user_turn(run, task)]
@@ -340,6 +361,7 @@ class Agent:
             task=task,
             messages=[(m, None) for m in first],
             metadata={**self.metadata, **owner()},
+            parent_id=self.parent_session,
         )
         run.history.extend(first)
         return run

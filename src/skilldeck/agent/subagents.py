@@ -1,5 +1,7 @@
 """Sub-agents: the ``Task`` tool (alias ``Agent``), ``TaskOutput``, and ``spawn()``.
 
+(The two tool classes live in ``agent/task_tools.py`` and are re-exported here.)
+
 A sub-agent starts from its own system prompt and the prompt alone — never the
 parent's history — and holds only tools its parent holds:
 
@@ -12,35 +14,51 @@ parent's history — and holds only tools its parent holds:
   (the most restrictive rule wins);
 * every call of the child still passes the parent's gate (its deny rules, asks and
   the parent's own skill policy), so nothing a child does escapes the parent's rules;
+  the child also starts with the rules its parent's session learnt at run time (a
+  loaded skill's forbidden tools stay forbidden for the children it spawns);
 * spawning again needs depth: ``settings.agent.max_depth`` (default 1) levels below
   the main agent; at most ``max_concurrent_subagents`` (default 4) run at once.
 
 Background runs return a task id at once and run in a worker thread with their own
-event loop and session-store connection; ``TaskOutput`` waits for or polls them.
+event loop and session-store connection; ``TaskOutput`` waits for or polls them, and
+:meth:`SubagentManager.cancel_all` (Ctrl-C) cancels them, recording ``cancelled``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import itertools
 import json
 import re
 import threading
-import uuid
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
-from pydantic import BaseModel, Field
 
 from skilldeck.agent.definitions import AgentCatalog, AgentDefinition
 from skilldeck.agent.events import Event, SubagentEndEvent, SubagentStartEvent
-from skilldeck.agent.gate import AllowAll, GateDecision, ToolGate
-from skilldeck.errors import PolicyError, SkillNotFoundError, ToolError
-from skilldeck.llm.messages import Model, ToolCall
+from skilldeck.agent.gate import AllowAll, Approver, ToolGate
+from skilldeck.agent.permissions import PLAN_SAFE, SESSION_RULES_KEY, ScopedGate
+from skilldeck.agent.task_tools import (
+    ParentSession,
+    TaskInput,
+    TaskOutputInput,
+    TaskOutputTool,
+    TaskTool,
+    task_tools,
+)
+from skilldeck.errors import PolicyError, ToolError
+from skilldeck.llm.messages import Model
 from skilldeck.skills.policy import ComposedSkill, ToolPolicy, compose
 from skilldeck.skills.toolrules import ToolRule, parse_rules
-from skilldeck.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
+from skilldeck.tools.base import Tool, ToolRegistry
 
 if TYPE_CHECKING:
     from skilldeck.agent.loop import Agent, RunResult
@@ -48,7 +66,26 @@ if TYPE_CHECKING:
     from skilldeck.config import Settings
     from skilldeck.skills.registry import SkillRegistry
 
+__all__ = [
+    "ParentSession",
+    "SubagentManager",
+    "SubagentOutcome",
+    "TaskInput",
+    "TaskOutputInput",
+    "TaskOutputTool",
+    "TaskTool",
+    "check_contract",
+    "task_tools",
+]
+
 SPAWN_TOOLS = frozenset({"Task", "Agent", "TaskOutput"})
+#: how often a waiting parent checks a background run (TaskOutput, a free slot)
+POLL_SECONDS = 0.05
+#: how long cancel_all waits for a cancelled background run to record its status
+CANCEL_GRACE_SECONDS = 5.0
+
+#: what plan() decides: the type, the policies (skills first), the composed set, tools
+Plan = tuple[AgentDefinition, list[tuple[ToolPolicy, str | None]], ComposedSkill | None, list[str]]
 
 
 @dataclass
@@ -78,24 +115,24 @@ class SubagentOutcome:
 @dataclass
 class _Background:
     thread: threading.Thread
+    subagent_type: str = "?"
     done: threading.Event = field(default_factory=threading.Event)
     outcome: SubagentOutcome | None = None
     description: str = ""
+    #: set by the worker thread once its event loop runs: how to cancel it from outside
+    scope: anyio.CancelScope | None = None
+    token: anyio.lowlevel.EventLoopToken | None = None
 
 
-class _PolicyGate:
-    """Child gate: the type's and the skills' policies first, then the parent's gate."""
-
-    def __init__(self, policies: Sequence[ToolPolicy], parent: ToolGate) -> None:
-        self.policies = list(policies)
-        self.parent = parent
-
-    async def check(self, call: ToolCall, ctx: ToolContext) -> GateDecision:
-        for policy in self.policies:
-            refusal = policy.check(call.name, call.input, workspace=ctx.workspace)
-            if refusal is not None:
-                return GateDecision.deny(refusal)
-        return await self.parent.check(call, ctx)
+def _start_event(
+    plan: Plan, task_id: str, description: str, *, background: bool
+) -> SubagentStartEvent:
+    return SubagentStartEvent(
+        task_id=task_id,
+        subagent_type=plan[0].name,
+        description=description,
+        background=background,
+    )
 
 
 def _type_policy(definition: AgentDefinition, parent_tools: set[str]) -> ToolPolicy:
@@ -109,26 +146,15 @@ def _type_policy(definition: AgentDefinition, parent_tools: set[str]) -> ToolPol
 
 
 def _instructions(definition: AgentDefinition, composed: ComposedSkill | None) -> str:
+    """The child's instructions; ``build_agent`` adds the composed skills' execution
+    protocol, preconditions and postconditions after them."""
     parts = [definition.instructions or "You are a sub-agent. Complete the task you are given."]
-    if composed is not None:
-        if composed.execution_protocol:
-            steps = "\n".join(f"{i}. {s}" for i, s in enumerate(composed.execution_protocol, 1))
-            parts.append(f"Follow this execution protocol, in order:\n{steps}")
-        if composed.preconditions:
-            items = "\n".join(f"- {c}" for c in composed.preconditions)
-            parts.append(f"Preconditions (true before you start; check them first):\n{items}")
-        if composed.postconditions:
-            items = "\n".join(f"- {c}" for c in composed.postconditions)
-            parts.append(
-                "Before you finish, check each postcondition and say for each whether it "
-                f"holds:\n{items}"
-            )
-        if composed.output_contracts:
-            schemas = json.dumps(composed.output_contracts, indent=2)
-            parts.append(
-                "Your final answer must be a single JSON value matching the output contract "
-                f"of the skill(s) below (no prose around it):\n{schemas}"
-            )
+    if composed is not None and composed.output_contracts:
+        schemas = json.dumps(composed.output_contracts, indent=2)
+        parts.append(
+            "Your final answer must be a single JSON value matching the output contract "
+            f"of the skill(s) below (no prose around it):\n{schemas}"
+        )
     return "\n\n".join(parts)
 
 
@@ -170,6 +196,7 @@ class SubagentManager:
         parent_gate: ToolGate | None = None,
         depth: int = 0,
         store: SessionStore | None = None,
+        approver: Approver | None = None,
     ) -> None:
         self.settings = settings
         self.parent_tools = parent_tools
@@ -179,21 +206,23 @@ class SubagentManager:
         self.parent_gate: ToolGate = parent_gate or AllowAll()
         self.depth = depth
         self.store = store
+        #: asks a human for a foreground child's ``ask`` decisions (background ones pause)
+        self.approver = approver
         self._background: dict[str, _Background] = {}
+        self._ids = itertools.count(1)
         self._slots = threading.BoundedSemaphore(max(1, settings.agent.max_concurrent_subagents))
 
     # ---- planning ----------------------------------------------------------------
 
-    def plan(
-        self, subagent_type: str, skills: Sequence[str]
-    ) -> tuple[AgentDefinition, list[ToolPolicy], ComposedSkill | None, list[str]]:
+    def plan(self, subagent_type: str, skills: Sequence[str]) -> Plan:
         """Resolve the type, validate and compose skills, and decide the child's tools.
 
         Raises PolicyError (invalid skill set) or SkillNotFoundError (unknown type).
         """
         definition = self.catalog.get(subagent_type)
         parent_names = set(self.parent_tools.names())
-        policies = [_type_policy(definition, parent_names)]
+        type_policy = _type_policy(definition, parent_names)
+        policies: list[tuple[ToolPolicy, str | None]] = []
         composed = None
         wanted = [*definition.skills, *skills]
         if wanted:
@@ -205,9 +234,12 @@ class SubagentManager:
                 conflicts=self.settings.skills.conflicts,
                 parent_tools=parent_names,
             )
-            policies.append(composed.policy)
+            policies.append((composed.policy, None))
+        policies.append((type_policy, definition.name))
+        if definition.permission_mode == "plan":  # a child's mode can only narrow
+            policies.append((self._read_only_policy(parent_names), definition.name))
         names = parent_names
-        for policy in policies:
+        for policy, _ in policies:
             names = policy.visible_tools(names)
         if self.depth + 1 >= self.settings.agent.max_depth:
             names -= SPAWN_TOOLS
@@ -215,28 +247,60 @@ class SubagentManager:
             names.discard("Skill")
         return definition, policies, composed, sorted(names)
 
+    def _new_task_id(self) -> str:
+        """``task_1``, ``task_2``… per manager: short for a model to repeat in TaskOutput,
+        and predictable for scripted runs. Nested managers prefix their parent's depth."""
+        prefix = "task" if self.depth == 0 else f"task{self.depth}"
+        return f"{prefix}_{next(self._ids)}"
+
+    def _read_only_policy(self, parent_names: set[str]) -> ToolPolicy:
+        """``permission-mode: plan`` on a sub-agent type: only read-only tools. Other
+        modes are not applied to a child: its calls pass the parent's gate, and a
+        definition must not widen what the parent's session allows."""
+        keep = set()
+        for name in parent_names:
+            tool = self.parent_tools.get(name)
+            if name in PLAN_SAFE or (tool is not None and tool.read_only):
+                keep.add(name)
+        return ToolPolicy(allow=tuple(ToolRule(n) for n in sorted(keep)))
+
     # ---- running -----------------------------------------------------------------
 
-    def _child_agent(
-        self,
-        definition: AgentDefinition,
-        policies: list[ToolPolicy],
-        composed: ComposedSkill | None,
-        tool_names: list[str],
-        *,
-        model: str | None,
-        store: SessionStore | None,
-        task_id: str,
-        emit: Callable[[Event], None] | None,
-    ) -> Agent:
-        from skilldeck.agent.builder import build_agent
-
+    def _child_tools(self, tool_names: list[str]) -> list[Tool]:
+        """The parent's tool objects the child may hold; a fresh ``Skill`` tool bound to
+        the child's own tools (code skills then call only what the child holds)."""
         tools: list[Tool] = []
         for name in tool_names:
             tool = self.parent_tools.get(name)
-            if tool is not None and name not in SPAWN_TOOLS:
+            if tool is not None and name not in SPAWN_TOOLS and name != "Skill":
                 tools.append(tool)
-        child_gate = _PolicyGate(policies, self.parent_gate)
+        if "Skill" in tool_names and self.registry is not None:
+            from skilldeck.tools.skill_tool import SkillTool
+
+            own = ToolRegistry(tools)
+            own.register(SkillTool(self.registry, tools=own))
+            tools = [t for n in own.names() if (t := own.get(n)) is not None]
+        return tools
+
+    def _child_agent(
+        self,
+        plan: Plan,
+        *,
+        model: str | None,
+        background: bool,
+        task_id: str,
+        emit: Callable[[Event], None] | None,
+        parent: ParentSession | None,
+    ) -> Agent:
+        """The child agent. A background child gets its own store connection (it runs in
+        another thread) and no approver (nobody can answer it there: an ``ask`` pauses
+        it and the parent gets that as its result)."""
+        from skilldeck.agent.builder import build_agent
+
+        definition, policies, composed, tool_names = plan
+        tools = self._child_tools(tool_names)
+        child_gate = ScopedGate(policies, self.parent_gate)
+        child_manager = None
         if {"Task", "Agent"} & set(tool_names):
             child_manager = SubagentManager(
                 settings=self.settings,
@@ -246,6 +310,7 @@ class SubagentManager:
                 model_factory=self.model_factory,
                 parent_gate=child_gate,
                 depth=self.depth + 1,
+                approver=self.approver,
             )
             tools.extend(task_tools(child_manager))
 
@@ -253,7 +318,8 @@ class SubagentManager:
             if emit is not None:
                 emit(event.model_copy(update={"is_sub_agent": True, "task_id": task_id}))
 
-        return build_agent(
+        inherited = parent.rules if parent is not None else None
+        agent = build_agent(
             self.settings,
             model=self.model_factory(model or definition.model),
             skills=composed.names if composed else (),
@@ -263,11 +329,17 @@ class SubagentManager:
             instructions=_instructions(definition, composed),
             agent_name=definition.name,
             max_turns=definition.max_turns,
-            session_store=store,
+            session_store=None if background else self.store,
             hints=False,
             json_events=True,
             on_event=forward,
+            approver=None if background else self.approver,
+            initial_state={SESSION_RULES_KEY: copy.deepcopy(inherited)} if inherited else None,
+            parent_session=parent.session_id if parent is not None else None,
         )
+        if child_manager is not None:
+            child_manager.store = agent.store
+        return agent
 
     async def spawn(
         self,
@@ -278,13 +350,18 @@ class SubagentManager:
         model: str | None = None,
         description: str = "",
         emit: Callable[[Event], None] | None = None,
+        parent: ParentSession | None = None,
     ) -> SubagentOutcome:
-        """Run a sub-agent to completion. Invalid skill sets raise PolicyError first."""
+        """Run a sub-agent to completion. Invalid skill sets raise PolicyError first.
+
+        ``parent`` is the spawning session: the child's session points at it, and the
+        child starts with the permission rules that session learnt at run time."""
         plan = self.plan(subagent_type, skills)
-        task_id = f"task_{uuid.uuid4().hex[:10]}"
-        await anyio.to_thread.run_sync(self._slots.acquire)
+        task_id = self._new_task_id()
+        while not self._slots.acquire(blocking=False):  # polled: Ctrl-C must not wait
+            await anyio.sleep(POLL_SECONDS)
         try:
-            return await self._run(plan, task, task_id, model, description, emit, self.store)
+            return await self._run(plan, task, task_id, model, description, emit, False, parent)
         finally:
             self._slots.release()
 
@@ -297,27 +374,41 @@ class SubagentManager:
         model: str | None = None,
         description: str = "",
         emit: Callable[[Event], None] | None = None,
+        parent: ParentSession | None = None,
     ) -> str:
         """Validate now, run in a worker thread, return the task id at once."""
         plan = self.plan(subagent_type, skills)
-        task_id = f"task_{uuid.uuid4().hex[:10]}"
+        task_id = self._new_task_id()
+
+        async def cancellable() -> SubagentOutcome:
+            entry.token = anyio.lowlevel.current_token()
+            with anyio.CancelScope() as scope:
+                entry.scope = scope
+                if entry.outcome is not None:  # cancelled before it started
+                    scope.cancel()
+                return await self._run(plan, task, task_id, model, description, emit, True, parent)
+            return SubagentOutcome(task_id, plan[0].name, "cancelled", "cancelled by the user")
 
         def work() -> None:
             with self._slots:
+                if entry.outcome is not None:  # cancelled while waiting for a slot
+                    entry.done.set()
+                    return
                 try:
-                    outcome = anyio.run(
-                        self._run, plan, task, task_id, model, description, emit, None
-                    )
+                    outcome = anyio.run(cancellable)
                 except Exception as e:  # reported to the parent through TaskOutput
                     outcome = SubagentOutcome(
                         task_id, plan[0].name, "error", f"{type(e).__name__}: {e}"
                     )
-            entry.outcome = outcome
+            if entry.outcome is None:
+                entry.outcome = outcome
             entry.done.set()
 
         thread = threading.Thread(target=work, name=f"skilldeck-{task_id}", daemon=True)
-        entry = _Background(thread=thread, description=description)
+        entry = _Background(thread=thread, subagent_type=plan[0].name, description=description)
         self._background[task_id] = entry
+        if emit is not None:  # in the parent's own stream, before the Task result
+            emit(_start_event(plan, task_id, description, background=True))
         thread.start()
         return task_id
 
@@ -326,52 +417,51 @@ class SubagentManager:
         if entry is None:
             known = ", ".join(sorted(self._background)) or "none"
             raise ToolError(f"No background task {task_id!r}. Known task ids: {known}.")
-        if block and not entry.done.is_set():
-            await anyio.to_thread.run_sync(entry.done.wait, timeout)
+        deadline = time.monotonic() + timeout
+        while block and not entry.done.is_set() and time.monotonic() < deadline:
+            await anyio.sleep(POLL_SECONDS)  # polled, so a cancelled parent stops waiting
         if entry.outcome is None:
             return f"Task {task_id} is still running ({entry.description or 'no description'})."
         return entry.outcome.render()
 
-    def cancel_all(self) -> list[str]:
-        """Mark unfinished background tasks cancelled (their threads are daemons)."""
-        cancelled = []
-        for task_id, entry in self._background.items():
-            if not entry.done.is_set():
-                entry.outcome = SubagentOutcome(task_id, "?", "cancelled", "cancelled by the user")
-                entry.done.set()
-                cancelled.append(task_id)
+    def cancel_all(self, *, grace: float = CANCEL_GRACE_SECONDS) -> list[str]:
+        """Cancel unfinished background runs (Ctrl-C). Each child's session records
+        ``cancelled``; waits up to ``grace`` seconds in all for them to do so."""
+        cancelled = [tid for tid, e in self._background.items() if not e.done.is_set()]
+        for task_id in cancelled:
+            entry = self._background[task_id]
+            entry.outcome = SubagentOutcome(
+                task_id, entry.subagent_type, "cancelled", "cancelled by the user"
+            )
+            if entry.scope is not None and entry.token is not None:
+                with contextlib.suppress(RuntimeError):  # its event loop already ended
+                    anyio.from_thread.run_sync(entry.scope.cancel, token=entry.token)
+        deadline = time.monotonic() + grace
+        for task_id in cancelled:
+            self._background[task_id].thread.join(max(0.0, deadline - time.monotonic()))
         return cancelled
 
     async def _run(
         self,
-        plan: tuple[AgentDefinition, list[ToolPolicy], ComposedSkill | None, list[str]],
+        plan: Plan,
         task: str,
         task_id: str,
         model: str | None,
         description: str,
         emit: Callable[[Event], None] | None,
-        store: SessionStore | None,
+        background: bool,
+        parent: ParentSession | None = None,
     ) -> SubagentOutcome:
-        definition, policies, composed, tool_names = plan
-        background = store is None
-        if emit is not None:
-            emit(
-                SubagentStartEvent(
-                    task_id=task_id,
-                    subagent_type=definition.name,
-                    description=description,
-                    background=background,
-                )
-            )
+        definition, _, composed, _ = plan
+        if emit is not None and not background:  # a background start was announced
+            emit(_start_event(plan, task_id, description, background=False))
         agent = self._child_agent(
-            definition,
-            policies,
-            composed,
-            tool_names,
+            plan,
             model=model,
-            store=store,
+            background=background,
             task_id=task_id,
             emit=emit,
+            parent=parent,
         )
         try:
             result = await agent.run(task)
@@ -429,106 +519,3 @@ class SubagentManager:
         return SubagentOutcome(
             task_id, definition.name, "completed", result.text, result.session_id, max_turns
         )
-
-
-# ---- the tools -------------------------------------------------------------------
-
-
-class TaskInput(BaseModel):
-    description: str = Field(description="A short (3-5 word) description of the task")
-    prompt: str = Field(description="The task for the sub-agent, complete and self-contained")
-    subagent_type: str = Field(default="general-purpose", description="The agent type to use")
-    skills: list[str] = Field(default_factory=list, description="Skills to inject (validated)")
-    model: str | None = Field(default=None, description="Model override, provider:name")
-    run_in_background: bool = Field(default=False, description="Return a task id at once")
-
-
-class TaskOutputInput(BaseModel):
-    task_id: str
-    block: bool = True
-    timeout: float = Field(default=600_000, description="Milliseconds to wait when blocking")
-
-
-def _emitter(ctx: ToolContext) -> Callable[[Event], None] | None:
-    emit = ctx.services.get("emit_event")
-    return emit if callable(emit) else None
-
-
-class TaskTool(Tool):
-    name = "Task"
-    description = ""  # set per instance: it lists the agent types
-    Input = TaskInput
-
-    def __init__(self, manager: SubagentManager) -> None:
-        self.manager = manager
-        types = "\n".join(
-            f"- {d.name}: {d.description}"
-            for d in sorted(manager.catalog.agents.values(), key=lambda d: d.name)
-        )
-        self.description = (  # type: ignore[misc]
-            "Launch a sub-agent for a self-contained task. It starts fresh (it does not see "
-            "this conversation), so the prompt must say everything. Pass `skills` to inject "
-            "skills; the set is validated and composed, and the sub-agent gets only the tools "
-            "they allow. Use run_in_background to continue while it works, then TaskOutput."
-            f"\n\nAgent types:\n{types}"
-        )
-
-    async def run(self, input: TaskInput, ctx: ToolContext) -> ToolResult:
-        emit = _emitter(ctx)
-        try:
-            if input.run_in_background:
-                task_id = self.manager.spawn_background(
-                    input.prompt,
-                    skills=input.skills,
-                    subagent_type=input.subagent_type,
-                    model=input.model,
-                    description=input.description,
-                    emit=emit,
-                )
-                return ToolResult(
-                    f"Started background task {task_id} ({input.subagent_type}). "
-                    f"Use TaskOutput with task_id={task_id!r} to get its result.",
-                    data={"task_id": task_id},
-                )
-            outcome = await self.manager.spawn(
-                input.prompt,
-                skills=input.skills,
-                subagent_type=input.subagent_type,
-                model=input.model,
-                description=input.description,
-                emit=emit,
-            )
-        except PolicyError as e:
-            lines = "\n".join(f"- {d.code} {d.message}" for d in e.diagnostics) or str(e)
-            return ToolResult.error(f"Spawn rejected: the skill set is invalid:\n{lines}")
-        except SkillNotFoundError as e:
-            return ToolResult.error(f"Spawn rejected: unknown agent type. {e}")
-        return ToolResult(
-            outcome.render(),
-            is_error=not outcome.ok,
-            data={"task_id": outcome.task_id, "status": outcome.status},
-        )
-
-
-class TaskOutputTool(Tool):
-    name = "TaskOutput"
-    description = (
-        "Get the result of a background sub-agent started with Task(run_in_background=true). "
-        "With block=true (default) wait for it to finish."
-    )
-    Input = TaskOutputInput
-    read_only = True
-
-    def __init__(self, manager: SubagentManager) -> None:
-        self.manager = manager
-
-    async def run(self, input: TaskOutputInput, ctx: ToolContext) -> ToolResult:
-        text = await self.manager.output(
-            input.task_id, block=input.block, timeout=input.timeout / 1000
-        )
-        failed = "failed (" in text.split("\n", 1)[0]
-        return ToolResult(text, is_error=failed)
-
-
-def task_tools(manager: SubagentManager) -> list[Tool]:
-    return [TaskTool(manager), TaskOutputTool(manager)]

@@ -21,13 +21,20 @@ import typer
 
 from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption
 from skilldeck.cli.run_cmd import (
+    AgentOption,
+    AllowOption,
+    AskOption,
     BaseUrlOption,
     CwdOption,
+    DenyOption,
     MaxTurnsOption,
     ModelOption,
+    ModeOption,
     SkillOption,
+    build_cli_agent,
     check_roots,
     make_renderer,
+    permission_flags,
     workdir_option,
 )
 
@@ -131,11 +138,15 @@ def chat(
     no_defaults: NoDefaultsOption = False,
     session: SessionOption = None,
     json_: JsonOption = False,
+    agent_name: AgentOption = None,
+    permission_mode: ModeOption = None,
+    allow: AllowOption = None,
+    ask: AskOption = None,
+    deny: DenyOption = None,
 ) -> None:
     import anyio
     from rich.console import Console
 
-    from skilldeck.agent.builder import build_agent, choose_model_spec
     from skilldeck.config import load_settings
 
     workdir = workdir_option(cwd)
@@ -145,9 +156,11 @@ def chat(
     reader: LineReader = PromptReader(settings.home / "chat_history") if tty else StdinReader()
     console = Console(stderr=json_)
     repl = Repl(reader, console, json_=json_, prompt="› " if tty else "")
-    agent = build_agent(
+    agent = build_cli_agent(
         settings,
-        model=choose_model_spec(settings, model),
+        model=model,
+        agent_name=agent_name,
+        permissions=permission_flags(permission_mode, allow, ask, deny),
         skills=skill or (),
         cwd=workdir,
         max_turns=max_turns,
@@ -243,9 +256,12 @@ class Repl:
     # ---- human in the loop -----------------------------------------------------------
 
     async def approve(self, request: ApprovalRequest) -> Approval:
-        from skilldeck.cli.render import approval_prompt, parse_approval
+        """Tool, input preview, then allow once / allow always / deny; "always" makes the
+        loop remember it for the rest of the session."""
+        from skilldeck.cli.render import APPROVAL_CHOICES, approval_panel, parse_approval
 
-        self.console.print(approval_prompt(request), end="", highlight=False, markup=False)
+        self.console.print(approval_panel(request))
+        self.console.print(f"{APPROVAL_CHOICES}: ", end="", highlight=False, markup=False)
         return parse_approval(await self.reader.read("") or "")
 
     async def ask_user(self, questions: list[dict[str, Any]]) -> str:

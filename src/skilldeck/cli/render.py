@@ -175,7 +175,7 @@ class RichRenderer:
             )
         elif isinstance(event, PermissionRequestEvent):
             self.console.print(
-                Text(f"{prefix}? {event.tool} needs approval: {event.reason}", style="yellow")
+                Text(f"{prefix}? approval asked: {event.reason or event.tool}", style="yellow")
             )
         elif isinstance(event, SkillHintEvent):
             self.console.print(Text(f"hint: skills {', '.join(event.skills)}", style="dim"))
@@ -224,6 +224,23 @@ def paused_help(session_id: str, pending: dict[str, Any] | None) -> str:
     """What to type to continue a paused session."""
     parsed = Pending.from_dict(pending) if pending else None
     return f"Session {session_id} is paused. Continue with:\n  {resume_command(session_id, parsed)}"
+
+
+APPROVAL_CHOICES = "[y] allow once  [a] allow always (this session)  [n] deny"
+
+
+def approval_panel(request: ApprovalRequest) -> Panel:
+    """What a human sees before approving a call: the tool, why it asks, the input."""
+    preview = request.payload.get("preview") or summarize_input(
+        request.call.name, request.call.input, limit=300
+    )
+    body = Text()
+    body.append(request.call.name, style="bold cyan")
+    if request.reason:
+        body.append(f"  ({request.reason})", style="dim")
+    body.append("\n")
+    body.append(str(preview))
+    return Panel(body, title="Permission needed", title_align="left", border_style="yellow")
 
 
 def approval_prompt(request: ApprovalRequest) -> str:

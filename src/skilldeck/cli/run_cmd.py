@@ -2,16 +2,22 @@
 
 Thin: choose the model, build the agent (``agent/builder.py``), feed its event stream
 to a renderer, turn the final status into an exit code — 0 completed or paused (the
-command to continue is printed), 1 error, 3 stopped by ``max_turns`` or a limit,
-130 interrupted.
+command to continue is printed), 1 error (also an invalid ``--skill`` set, with its
+diagnostics), 2 bad options, 3 stopped by ``max_turns`` or a limit, 130 interrupted.
+
+Permissions: ``--permission-mode``, ``--allow``/``--ask``/``--deny RULE`` add to the
+config's ``[permissions]``. On a terminal an ``ask`` is asked inline (allow once /
+allow always / deny); otherwise the session pauses and ``resume ID --approve|--deny``
+continues it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -22,6 +28,7 @@ if TYPE_CHECKING:
 
     from skilldeck.agent.events import DoneEvent, Event
     from skilldeck.agent.gate import Approval, ApprovalRequest, Approver
+    from skilldeck.agent.loop import Agent
     from skilldeck.agent.session import SessionStore
     from skilldeck.cli.render import Renderer
 
@@ -47,6 +54,27 @@ MaxTurnsOption = Annotated[
 BaseUrlOption = Annotated[
     str | None, typer.Option("--base-url", help="Server URL for openai-compat/ollama models.")
 ]
+AgentOption = Annotated[
+    str | None,
+    typer.Option("--agent", help="Run as this agent definition (see `skilldeck agents list`)."),
+]
+ModeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--permission-mode",
+        help="default (edits and Bash ask), acceptEdits, plan (read-only) or bypassPermissions.",
+    ),
+]
+AllowOption = Annotated[
+    list[str] | None,
+    typer.Option("--allow", help="Allow rule, e.g. 'Bash(git diff:*)' or 'Edit(src/**)'."),
+]
+AskOption = Annotated[
+    list[str] | None, typer.Option("--ask", help="Ask-first rule, e.g. 'Bash(git push:*)'.")
+]
+DenyOption = Annotated[
+    list[str] | None, typer.Option("--deny", help="Deny rule, e.g. 'Read(./secrets/**)'.")
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -64,16 +92,22 @@ def run(
     base_url: BaseUrlOption = None,
     root: RootOption = None,
     no_defaults: NoDefaultsOption = False,
+    agent_name: AgentOption = None,
+    permission_mode: ModeOption = None,
+    allow: AllowOption = None,
+    ask: AskOption = None,
+    deny: DenyOption = None,
 ) -> None:
-    from skilldeck.agent.builder import build_agent, choose_model_spec
     from skilldeck.config import load_settings
 
     workdir = workdir_option(cwd)
     check_roots(root, no_defaults)
     settings = load_settings(workspace=workdir)
-    agent = build_agent(
+    agent = build_cli_agent(
         settings,
-        model=choose_model_spec(settings, model),
+        model=model,
+        agent_name=agent_name,
+        permissions=permission_flags(permission_mode, allow, ask, deny),
         skills=skill or (),
         cwd=workdir,
         max_turns=max_turns,
@@ -84,7 +118,7 @@ def run(
         base_url=base_url,
     )
     with agent:
-        done = drive(agent.run_stream(task), json_=json_)
+        done = drive(agent.run_stream(task), json_=json_, on_interrupt=cancel_subagents(agent))
         finish(done, agent.store, json_=json_)
 
 
@@ -100,29 +134,113 @@ def resume(
     json_: JsonOption = False,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
+    permission_mode: ModeOption = None,
+    allow: AllowOption = None,
+    ask: AskOption = None,
 ) -> None:
+    """Rebuilds the session's agent with the permission flags it was started with; the
+    flags given here add to them (``--deny`` answers the pending call, so deny rules
+    are not taken here)."""
     from skilldeck.agent.builder import build_agent_for_session
     from skilldeck.agent.session import SessionStore
     from skilldeck.config import load_settings
 
+    flags = permission_flags(permission_mode, allow, ask, None)
     with SessionStore.open(load_settings()) as store:
         record = store.get(session_id)
         settings = load_settings(workspace=Path(record.cwd))
-        agent = build_agent_for_session(
-            settings,
-            record,
-            model=model,
-            base_url=base_url,
-            session_store=store,
-            json_events=json_,
-            approver=terminal_approver() if interactive(json_) else None,
-        )
+        with policy_errors():
+            agent = build_agent_for_session(
+                settings,
+                record,
+                model=model,
+                base_url=base_url,
+                session_store=store,
+                json_events=json_,
+                approver=terminal_approver() if interactive(json_) else None,
+                **flags,
+            )
         stream = agent.resume_stream(record.id, answer=answer, approve=approve)
-        done = drive(stream, json_=json_)
+        done = drive(stream, json_=json_, on_interrupt=cancel_subagents(agent))
         finish(done, store, json_=json_)
 
 
 # ---- shared with chat ---------------------------------------------------------------
+
+
+def permission_flags(
+    mode: str | None, allow: list[str] | None, ask: list[str] | None, deny: list[str] | None
+) -> dict[str, Any]:
+    """The permission options as ``build_agent`` keywords; bad values exit 2."""
+    from skilldeck.agent.permissions import MODES
+    from skilldeck.skills.toolrules import parse_rules
+
+    if mode is not None and mode not in MODES:
+        fail(f"--permission-mode {mode!r}: use one of {', '.join(MODES)}.", code=2)
+    for flag, rules in (("--allow", allow), ("--ask", ask), ("--deny", deny)):
+        try:
+            parse_rules(rules or ())
+        except ValueError as e:
+            fail(f"{flag}: {e}", code=2)
+    return {
+        "permission_mode": mode,
+        "allow": list(allow or ()),
+        "ask": list(ask or ()),
+        "deny": list(deny or ()),
+    }
+
+
+def build_cli_agent(
+    settings: Any,
+    *,
+    model: str | None,
+    agent_name: str | None,
+    permissions: dict[str, Any],
+    **kwargs: Any,
+) -> Agent:
+    """``build_agent`` for a command: the model is ``--model``, then the agent
+    definition's, then config; an invalid ``--skill`` set exits 1 with its diagnostics
+    and its warnings go to stderr."""
+    from skilldeck.agent.builder import build_agent, choose_model_spec, resolve_definition
+
+    definition = resolve_definition(settings, agent_name)
+    spec = model or (definition.model if definition else None) or choose_model_spec(settings)
+    with policy_errors():
+        agent = build_agent(settings, model=spec, agent=definition, **kwargs, **permissions)
+    if agent.composed is not None:
+        for warning in agent.composed.warnings:
+            sys.stderr.write(f"warning: {warning.code} {warning.message}\n")
+    return agent
+
+
+@contextlib.contextmanager
+def policy_errors() -> Iterator[None]:
+    """Turn a PolicyError (an invalid skill set) into its diagnostics and exit 1."""
+    from skilldeck.errors import PolicyError
+
+    try:
+        yield
+    except PolicyError as e:
+        sys.stderr.write("error: the skill set is invalid:\n")
+        for d in e.diagnostics:
+            sys.stderr.write(f"  {d.code} {d.rule}: {d.message}\n")
+        if not e.diagnostics:
+            sys.stderr.write(f"  {e}\n")
+        raise typer.Exit(1) from None
+
+
+def cancel_subagents(agent: Agent) -> Callable[[], None]:
+    """What Ctrl-C does besides cancelling the run: cancel background sub-agents."""
+
+    def cancel() -> None:
+        manager = agent.subagents
+        if manager is None:
+            return
+        cancelled = manager.cancel_all()
+        if cancelled:
+            sys.stderr.write(f"cancelled {len(cancelled)} background sub-agent(s).\n")
+
+    return cancel
 
 
 def workdir_option(cwd: Path | None) -> Path:
@@ -151,9 +269,14 @@ def make_renderer(*, json_: bool, console: Console | None = None) -> Renderer:
 
 
 def drive(
-    stream: AsyncIterator[Event], *, json_: bool, renderer: Renderer | None = None
+    stream: AsyncIterator[Event],
+    *,
+    json_: bool,
+    renderer: Renderer | None = None,
+    on_interrupt: Callable[[], None] | None = None,
 ) -> DoneEvent:
-    """Render ``stream`` to the end; the final (top-level) ``done`` event."""
+    """Render ``stream`` to the end; the final (top-level) ``done`` event. On Ctrl-C the
+    run records ``cancelled``, ``on_interrupt`` runs, and the command exits 130."""
     import anyio
 
     from skilldeck.agent.events import DoneEvent
@@ -174,6 +297,8 @@ def drive(
     try:
         done = anyio.run(consume)
     except KeyboardInterrupt:
+        if on_interrupt is not None:
+            on_interrupt()
         sys.stderr.write("\ninterrupted; the session was saved and can be resumed.\n")
         raise typer.Exit(130) from None
     if done is None:  # pragma: no cover - the loop always ends with a done event
@@ -195,15 +320,30 @@ def finish(done: DoneEvent, store: SessionStore, *, json_: bool) -> None:
         raise typer.Exit(code)
 
 
-def terminal_approver() -> Approver:
-    """Asks on the terminal: allow once, allow always, or deny."""
+def terminal_approver(console: Console | None = None) -> Approver:
+    """Asks on the terminal: the tool, a preview of its input, and allow once / allow
+    always / deny. "Allow always" becomes a rule for the rest of the session."""
 
     async def approve(request: ApprovalRequest) -> Approval:
         import anyio.to_thread
+        from rich.console import Console
+        from rich.markup import escape
+        from rich.prompt import Prompt
 
-        from skilldeck.cli.render import approval_prompt, parse_approval
+        from skilldeck.cli.render import APPROVAL_CHOICES, approval_panel, parse_approval
 
-        answer = await anyio.to_thread.run_sync(input, approval_prompt(request))
-        return parse_approval(answer)
+        out = console or Console()
+        out.print(approval_panel(request))
+
+        def ask() -> str:
+            return Prompt.ask(
+                escape(APPROVAL_CHOICES),
+                choices=["y", "a", "n"],
+                default="n",
+                show_choices=False,
+                console=out,
+            )
+
+        return parse_approval(await anyio.to_thread.run_sync(ask))
 
     return approve

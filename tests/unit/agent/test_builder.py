@@ -132,7 +132,8 @@ async def test_preloaded_skills_are_skill_body_messages_before_the_task(tmp_path
 
 async def test_a_session_is_rebuilt_from_its_metadata(tmp_path: Path) -> None:
     roots = tmp_path / "skills"
-    make_skill(roots, "alpha", "First skill.")
+    # a run started with skills holds exactly their allowed tools
+    make_skill(roots, "alpha", "First skill.\nallowed-tools: AskUserQuestion")
     q = {
         "question": "Go?",
         "header": "Go",
