@@ -1,0 +1,107 @@
+"""The rankers compared by the routing benchmark, behind one small interface.
+
+* ``keyword-overlap`` — the default ``can_handle`` of the seed design
+  (``../shared/seeds/000_*.txt``): the share of the query's words found in the
+  skill's name + description (skilldeck's ``codeskill.keyword_score``), computed per
+  skill per query exactly as a ``SkillManager.match`` loop would.
+* ``bm25-name-desc`` — off-the-shelf BM25 (bm25s, Lucene variant, its English
+  stopwords and tokeniser) over name + description only: what routing on the
+  ``<available_skills>`` text alone achieves.
+* ``skilldeck`` — :class:`skilldeck.skills.match.SkillMatcher` (BM25F over all
+  fields and the body, skilldeck's tokeniser).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from skilldeck.skills.skill import Skill
+
+if TYPE_CHECKING:
+    from skilldeck.skills.match import SkillMatcher
+
+
+class Ranker(Protocol):
+    name: str
+
+    def rank(self, query: str, k: int) -> list[tuple[Skill, float]]: ...
+
+
+class KeywordOverlap:
+    """The seed's default ``can_handle``: keyword overlap with name + description."""
+
+    name = "keyword-overlap"
+
+    def __init__(self, skills: Sequence[Skill]) -> None:
+        from skilldeck.skills.codeskill import keyword_score
+
+        self._score = keyword_score
+        self.skills = list(skills)
+        self._texts = [f"{s.name.replace('-', ' ')} {s.description}" for s in self.skills]
+
+    def rank(self, query: str, k: int) -> list[tuple[Skill, float]]:
+        scores = [self._score(query, text) for text in self._texts]
+        order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))[:k]
+        return [(self.skills[i], scores[i]) for i in order if scores[i] > 0]
+
+
+class BM25NameDescription:
+    """bm25s over name + description; scores normalised by the query's idf ceiling
+    (the same normalisation skilldeck uses), so a threshold means the same thing."""
+
+    name = "bm25-name-desc"
+
+    def __init__(self, skills: Sequence[Skill]) -> None:
+        import bm25s
+
+        self._bm25s = bm25s
+        self.skills = list(skills)
+        corpus = [f"{s.name.replace('-', ' ')} {s.description}" for s in self.skills]
+        tokens = bm25s.tokenize(corpus, stopwords="en", show_progress=False)
+        self._retriever = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
+        self._retriever.index(tokens, show_progress=False)
+        self._vocab: dict[str, int] = tokens.vocab
+        n = len(self.skills)
+        df = np.zeros(len(self._vocab), dtype=np.int64)
+        for doc in tokens.ids:
+            for tid in set(doc):
+                df[tid] += 1
+        self._idf = np.log(1 + (n - df + 0.5) / (df + 0.5))
+        self._unseen = math.log(1 + (n - 0.5) / 1.5)
+
+    def rank(self, query: str, k: int) -> list[tuple[Skill, float]]:
+        words = self._bm25s.tokenize(
+            [query], stopwords="en", return_ids=False, show_progress=False
+        )[0]
+        known = [w for w in dict.fromkeys(words) if w in self._vocab]
+        if not known:
+            return []
+        scores = self._retriever.get_scores(known)
+        # Lucene BM25 saturates each term below its idf, so this bounds the score
+        ceiling = sum(self._idf[self._vocab[w]] for w in known)
+        ceiling += self._unseen * (len(set(words)) - len(known))
+        order = np.argsort(-scores, kind="stable")[:k]
+        return [(self.skills[i], float(scores[i] / ceiling)) for i in order if scores[i] > 0]
+
+
+class Skilldeck:
+    """skilldeck's :class:`~skilldeck.skills.match.SkillMatcher`."""
+
+    def __init__(self, matcher: SkillMatcher, *, name: str = "skilldeck") -> None:
+        self.matcher = matcher
+        self.name = name
+
+    @classmethod
+    def build(
+        cls, skills: Sequence[Skill], *, name: str = "skilldeck", **options: Any
+    ) -> Skilldeck:
+        from skilldeck.skills.match import SkillMatcher
+
+        return cls(SkillMatcher.from_skills(skills, **options), name=name)
+
+    def rank(self, query: str, k: int) -> list[tuple[Skill, float]]:
+        return [(m.skill, m.score) for m in self.matcher.rank(query, k=k)]

@@ -1,0 +1,87 @@
+"""Per-turn skill hints: remind the model of a relevant skill when it matters.
+
+Models forget the ``<available_skills>`` block thousands of tokens into a session, and
+a catalog of hundreds of skills is easy to skim past. Before each user message the
+agent asks :func:`skill_hint` whether some skills clearly match the message; if any
+score at least the threshold, it adds one short, clearly delimited line naming them::
+
+    <skill-hint>Skills that may help with this request: pdf (Extract text and tables
+    from PDF files…), markitdown (Convert files…). Load one with the Skill tool before
+    starting if it fits.</skill-hint>
+
+Nothing is added when nothing passes the threshold, so ordinary chat stays clean.
+Scores are the matcher's normalised scores in [0, 1] (see ``skills/match.py``);
+config: ``[skills.hints] enabled, k, threshold``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from skilldeck.config import Settings
+    from skilldeck.skills.match import Match
+
+__all__ = ["HINT_CLOSE", "HINT_OPEN", "hint_from_settings", "skill_hint"]
+
+HINT_OPEN = "<skill-hint>"
+HINT_CLOSE = "</skill-hint>"
+_DESCRIPTION_CHARS = 80
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_ANGLE = str.maketrans({"<": "‹", ">": "›"})
+
+
+class Ranker(Protocol):
+    """What a hint needs: :class:`~skilldeck.skills.match.SkillMatcher`'s ``rank``."""
+
+    def rank(self, query: str, *, k: int = 10) -> Sequence[Match]: ...
+
+
+def skill_hint(
+    matcher: Ranker, message: str, *, k: int, threshold: float
+) -> tuple[str, list[str]] | None:
+    """``(hint text, skill names)`` for the top ``k`` skills scoring ≥ ``threshold``.
+
+    Skills the model may not invoke (``disable-model-invocation``) or that are
+    unavailable here (disabled, gated) are never hinted. None when nothing passes.
+    """
+    if k <= 0 or not message.strip():
+        return None
+    picked = [
+        m
+        for m in matcher.rank(message, k=k * 3)
+        if m.score >= threshold
+        and m.skill.available
+        and not m.skill.metadata.disable_model_invocation
+    ][:k]
+    if not picked:
+        return None
+    listed = ", ".join(f"{m.name} ({_short(m.skill.description)})" for m in picked)
+    text = (
+        f"{HINT_OPEN}Skills that may help with this request: {listed}. "
+        f"Load one with the Skill tool before starting if it fits.{HINT_CLOSE}"
+    )
+    return text, [m.name for m in picked]
+
+
+def hint_from_settings(
+    matcher: Ranker, message: str, settings: Settings
+) -> tuple[str, list[str]] | None:
+    """:func:`skill_hint` with ``settings.skills.hints``; None when hints are off."""
+    hints = settings.skills.hints
+    if not hints.enabled:
+        return None
+    return skill_hint(matcher, message, k=hints.k, threshold=hints.threshold)
+
+
+def _short(description: str) -> str:
+    """The first sentence, at most ~80 characters, without angle brackets (the hint
+    is a pseudo-tag, a description must not be able to close it)."""
+    text = " ".join(description.split()).translate(_ANGLE)
+    first = _SENTENCE_END.split(text, maxsplit=1)[0].rstrip(".")
+    if len(first) <= _DESCRIPTION_CHARS:
+        return first
+    cut = first[: _DESCRIPTION_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:")
+    return f"{cut}…"

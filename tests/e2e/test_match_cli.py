@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SKILLS = {
+    "pdf-tools": ("Extract text and tables from PDF files.", "Use pdfplumber; OCR scans."),
+    "git-commit": ("Write conventional commit messages.", "Run git diff --staged first."),
+    "slack-gif-creator": ("Animated GIFs for Slack.", "Keep emoji under 128 KB."),
+}
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    base = tmp_path / "skills"
+    for name, (description, body) in SKILLS.items():
+        folder = base / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {description}\n---\n\n{body}\n", encoding="utf-8"
+        )
+    return base
+
+
+def skilldeck(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SKILLDECK_HOME": str(cwd / "home"), "HOME": str(cwd)}
+    return subprocess.run(
+        [sys.executable, "-m", "skilldeck.cli.main", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_match_json_lists_name_path_score_best_first(root: Path, tmp_path: Path) -> None:
+    out = skilldeck(
+        "skills",
+        "match",
+        "pull the text out of a pdf",
+        "--root",
+        str(root),
+        "--no-defaults",
+        "--json",
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    assert rows[0]["name"] == "pdf-tools"
+    assert Path(rows[0]["path"]) == root / "pdf-tools"
+    assert all(set(row) == {"name", "path", "score"} for row in rows)
+    scores = [row["score"] for row in rows]
+    assert scores == sorted(scores, reverse=True) and all(0 < s <= 1 for s in scores)
+    # the index was cached under SKILLDECK_HOME; a second run uses it
+    assert list((tmp_path / "home" / "cache" / "routing").glob("bm25f-*.npz"))
+    again = skilldeck(
+        "skills",
+        "match",
+        "commit message",
+        "--root",
+        str(root),
+        "--no-defaults",
+        "--json",
+        "--top",
+        "1",
+        cwd=tmp_path,
+    )
+    assert [row["name"] for row in json.loads(again.stdout)] == ["git-commit"]
+
+
+def test_match_without_json_prints_a_table(root: Path, tmp_path: Path) -> None:
+    out = skilldeck("skills", "match", "animated gif", "--root", str(root), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "slack-gif-creator" in out.stdout
+
+
+def test_no_match_is_an_empty_array(root: Path, tmp_path: Path) -> None:
+    out = skilldeck(
+        "skills",
+        "match",
+        "zebra xylophone",
+        "--root",
+        str(root),
+        "--no-defaults",
+        "--json",
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0 and json.loads(out.stdout) == []
+
+
+def test_usage_errors(tmp_path: Path) -> None:
+    out = skilldeck("skills", "match", "x", "--no-defaults", cwd=tmp_path)
+    assert out.returncode == 2 and "--root" in out.stderr
+    out = skilldeck("skills", "match", "x", "--root", str(tmp_path / "missing"), cwd=tmp_path)
+    assert out.returncode == 2 and "not a folder" in out.stderr
