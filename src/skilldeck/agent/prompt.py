@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import platform as _platform
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck.config import WORKSPACE_DIRNAME, Settings
+from skilldeck.tools.memory import memory_folder
 
 DEFAULT_INSTRUCTIONS = """\
 You are skilldeck, an agent that completes tasks for the user with the tools you are given.
@@ -44,7 +46,7 @@ class MemoryFile:
 
 def wrap_data(tag: str, text: str, **attrs: str) -> str:
     """``<tag a="v">text</tag>`` with any ``</tag`` inside ``text`` defused."""
-    safe = text.replace(f"</{tag}", f"&lt;/{tag}")
+    safe = re.sub(rf"<(?=\s*/\s*{re.escape(tag)})", "&lt;", text, flags=re.IGNORECASE)
     rendered = "".join(f' {k}="{_attr(v)}"' for k, v in attrs.items())
     return f"<{tag}{rendered}>\n{safe}\n</{tag}>"
 
@@ -56,7 +58,7 @@ def _attr(value: str) -> str:
 def memory_paths(settings: Settings, *, agent: str, cwd: Path) -> list[Path]:
     """Where MEMORY.md may live: the agent's memory folder, then the workspace's."""
     return [
-        settings.home / "memory" / agent / "MEMORY.md",
+        memory_folder(settings.home, agent) / "MEMORY.md",
         cwd / WORKSPACE_DIRNAME / "MEMORY.md",
     ]
 

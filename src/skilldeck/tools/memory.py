@@ -44,10 +44,15 @@ class MemoryInput(BaseModel):
     content: str | None = Field(default=None, description="Markdown to store (write only)")
 
 
-def memory_dir(ctx: ToolContext) -> Path:
-    agent = re.sub(r"[^A-Za-z0-9._-]", "_", ctx.agent_name) or "main"
+def memory_folder(home: Path, agent_name: str) -> Path:
+    """``$SKILLDECK_HOME/memory/<agent>`` with the agent name made safe as one folder."""
+    agent = re.sub(r"[^A-Za-z0-9._-]", "_", agent_name) or "main"
     agent = re.sub(r"^\.+", lambda m: "_" * len(m.group()), agent)  # never "." or ".."
-    return ctx.settings.home / "memory" / agent
+    return home / "memory" / agent
+
+
+def memory_dir(ctx: ToolContext) -> Path:
+    return memory_folder(ctx.settings.home, ctx.agent_name)
 
 
 def _note_path(ctx: ToolContext, key: str | None) -> Path:

@@ -153,12 +153,6 @@ def test_wrap_data_defuses_the_exact_closing_tag(closing: str) -> None:
     assert wrapped.count("</skill") == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agent/prompt.wrap_data replaces only the exact-case '</tag'; '</SKILL>' or "
-    "'</Skill>' inside skill text survive and may read as a closing tag to a model. "
-    "Fix: re.sub(r'<(\\s*/\\s*)(tag)', ..., flags=re.IGNORECASE)",
-)
 @pytest.mark.parametrize("closing", ["</SKILL>", "</Skill>", "< /skill>"])
 def test_wrap_data_defuses_other_spellings(closing: str) -> None:
     wrapped = wrap_data("skill", f"before {closing} after", name="x")
