@@ -35,7 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import anyio
 import anyio.from_thread
@@ -48,6 +48,7 @@ from skilldeck.agent.gate import AllowAll, Approver, ToolGate
 from skilldeck.agent.permissions import PLAN_SAFE, SESSION_RULES_KEY, ScopedGate
 from skilldeck.agent.task_tools import (
     ParentSession,
+    SpawnOptions,
     TaskInput,
     TaskOutputInput,
     TaskOutputTool,
@@ -68,6 +69,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ParentSession",
+    "SpawnOptions",
     "SubagentManager",
     "SubagentOutcome",
     "TaskInput",
@@ -341,44 +343,29 @@ class SubagentManager:
             child_manager.store = agent.store
         return agent
 
-    async def spawn(
-        self,
-        task: str,
-        *,
-        skills: Sequence[str] = (),
-        subagent_type: str = "general-purpose",
-        model: str | None = None,
-        description: str = "",
-        emit: Callable[[Event], None] | None = None,
-        parent: ParentSession | None = None,
-    ) -> SubagentOutcome:
+    def _plan_task(self, options: SpawnOptions) -> tuple[Plan, str]:
+        """The plan (refused before anything runs) and a fresh task id."""
+        plan = self.plan(options.get("subagent_type", "general-purpose"), options.get("skills", ()))
+        return plan, self._new_task_id()
+
+    async def spawn(self, task: str, **options: Unpack[SpawnOptions]) -> SubagentOutcome:
         """Run a sub-agent to completion. Invalid skill sets raise PolicyError first.
 
         ``parent`` is the spawning session: the child's session points at it, and the
         child starts with the permission rules that session learnt at run time."""
-        plan = self.plan(subagent_type, skills)
-        task_id = self._new_task_id()
+        plan, task_id = self._plan_task(options)
         while not self._slots.acquire(blocking=False):  # polled: Ctrl-C must not wait
             await anyio.sleep(POLL_SECONDS)
         try:
-            return await self._run(plan, task, task_id, model, description, emit, False, parent)
+            return await self._run(plan, task, task_id, options, background=False)
         finally:
             self._slots.release()
 
-    def spawn_background(
-        self,
-        task: str,
-        *,
-        skills: Sequence[str] = (),
-        subagent_type: str = "general-purpose",
-        model: str | None = None,
-        description: str = "",
-        emit: Callable[[Event], None] | None = None,
-        parent: ParentSession | None = None,
-    ) -> str:
+    def spawn_background(self, task: str, **options: Unpack[SpawnOptions]) -> str:
         """Validate now, run in a worker thread, return the task id at once."""
-        plan = self.plan(subagent_type, skills)
-        task_id = self._new_task_id()
+        plan, task_id = self._plan_task(options)
+        description = options.get("description", "")
+        emit = options.get("emit")
 
         async def cancellable() -> SubagentOutcome:
             entry.token = anyio.lowlevel.current_token()
@@ -386,7 +373,7 @@ class SubagentManager:
                 entry.scope = scope
                 if entry.outcome is not None:  # cancelled before it started
                     scope.cancel()
-                return await self._run(plan, task, task_id, model, description, emit, True, parent)
+                return await self._run(plan, task, task_id, options, background=True)
             return SubagentOutcome(task_id, plan[0].name, "cancelled", "cancelled by the user")
 
         def work() -> None:
@@ -442,26 +429,19 @@ class SubagentManager:
         return cancelled
 
     async def _run(
-        self,
-        plan: Plan,
-        task: str,
-        task_id: str,
-        model: str | None,
-        description: str,
-        emit: Callable[[Event], None] | None,
-        background: bool,
-        parent: ParentSession | None = None,
+        self, plan: Plan, task: str, task_id: str, options: SpawnOptions, *, background: bool
     ) -> SubagentOutcome:
         definition, _, composed, _ = plan
+        emit = options.get("emit")
         if emit is not None and not background:  # a background start was announced
-            emit(_start_event(plan, task_id, description, background=False))
+            emit(_start_event(plan, task_id, options.get("description", ""), background=False))
         agent = self._child_agent(
             plan,
-            model=model,
+            model=options.get("model"),
             background=background,
             task_id=task_id,
             emit=emit,
-            parent=parent,
+            parent=options.get("parent"),
         )
         try:
             result = await agent.run(task)

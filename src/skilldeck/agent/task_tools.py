@@ -9,9 +9,9 @@ lists the diagnostics; ``TaskOutput`` waits for or polls a background run.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from pydantic import BaseModel, Field
 
@@ -37,6 +37,18 @@ class ParentSession:
         rules = ctx.state.get(SESSION_RULES_KEY)
         copied = copy.deepcopy(rules) if isinstance(rules, dict) else None
         return cls(ctx.session_id or None, copied)
+
+
+class SpawnOptions(TypedDict, total=False):
+    """The keywords of ``spawn`` and ``spawn_background`` besides the task (defaults:
+    no skills, ``general-purpose``, the parent's model, no description, no events)."""
+
+    skills: Sequence[str]
+    subagent_type: str
+    model: str | None
+    description: str
+    emit: Callable[[Event], None] | None
+    parent: ParentSession | None
 
 
 class TaskInput(BaseModel):
@@ -79,32 +91,23 @@ class TaskTool(Tool):
         )
 
     async def run(self, input: TaskInput, ctx: ToolContext) -> ToolResult:
-        emit = _emitter(ctx)
+        options: SpawnOptions = {
+            "skills": input.skills,
+            "subagent_type": input.subagent_type,
+            "model": input.model,
+            "description": input.description,
+            "emit": _emitter(ctx),
+            "parent": ParentSession.of(ctx),
+        }
         try:
             if input.run_in_background:
-                task_id = self.manager.spawn_background(
-                    input.prompt,
-                    skills=input.skills,
-                    subagent_type=input.subagent_type,
-                    model=input.model,
-                    description=input.description,
-                    emit=emit,
-                    parent=ParentSession.of(ctx),
-                )
+                task_id = self.manager.spawn_background(input.prompt, **options)
                 return ToolResult(
                     f"Started background task {task_id} ({input.subagent_type}). "
                     f"Use TaskOutput with task_id={task_id!r} to get its result.",
                     data={"task_id": task_id},
                 )
-            outcome = await self.manager.spawn(
-                input.prompt,
-                skills=input.skills,
-                subagent_type=input.subagent_type,
-                model=input.model,
-                description=input.description,
-                emit=emit,
-                parent=ParentSession.of(ctx),
-            )
+            outcome = await self.manager.spawn(input.prompt, **options)
         except PolicyError as e:
             lines = "\n".join(f"- {d.code} {d.message}" for d in e.diagnostics) or str(e)
             return ToolResult.error(f"Spawn rejected: the skill set is invalid:\n{lines}")

@@ -31,11 +31,8 @@ from skilldeck.cli.run_cmd import (
     ModelOption,
     ModeOption,
     SkillOption,
-    build_cli_agent,
-    check_roots,
+    agent_request,
     make_renderer,
-    permission_flags,
-    workdir_option,
 )
 
 if TYPE_CHECKING:
@@ -147,28 +144,28 @@ def chat(
     import anyio
     from rich.console import Console
 
-    from skilldeck.config import load_settings
-
-    workdir = workdir_option(cwd)
-    check_roots(root, no_defaults)
-    settings = load_settings(workspace=workdir)
-    tty = sys.stdin.isatty()
-    reader: LineReader = PromptReader(settings.home / "chat_history") if tty else StdinReader()
-    console = Console(stderr=json_)
-    repl = Repl(reader, console, json_=json_, prompt="› " if tty else "")
-    agent = build_cli_agent(
-        settings,
+    request = agent_request(
         model=model,
         agent_name=agent_name,
-        permissions=permission_flags(permission_mode, allow, ask, deny),
-        skills=skill or (),
-        cwd=workdir,
+        skill=skill,
+        cwd=cwd,
         max_turns=max_turns,
+        base_url=base_url,
+        root=root,
+        no_defaults=no_defaults,
+        permission_mode=permission_mode,
+        allow=allow,
+        ask=ask,
+        deny=deny,
+    )
+    tty = sys.stdin.isatty()
+    history = request.settings.home / "chat_history"
+    reader: LineReader = PromptReader(history) if tty else StdinReader()
+    console = Console(stderr=json_)
+    repl = Repl(reader, console, json_=json_, prompt="› " if tty else "")
+    agent = request.build(
         json_events=json_ or not tty,
         approver=repl.approve,
-        roots=root or (),
-        no_defaults=no_defaults,
-        base_url=base_url,
         services={"ask_user": repl.ask_user},
     )
     with agent:

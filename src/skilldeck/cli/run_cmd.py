@@ -16,12 +16,13 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption, fail
+from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption, check_roots, fail
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from skilldeck.agent.loop import Agent
     from skilldeck.agent.session import SessionStore
     from skilldeck.cli.render import Renderer
+    from skilldeck.config import Settings
 
 ModelOption = Annotated[
     str | None,
@@ -98,24 +100,22 @@ def run(
     ask: AskOption = None,
     deny: DenyOption = None,
 ) -> None:
-    from skilldeck.config import load_settings
-
-    workdir = workdir_option(cwd)
-    check_roots(root, no_defaults)
-    settings = load_settings(workspace=workdir)
-    agent = build_cli_agent(
-        settings,
+    request = agent_request(
         model=model,
         agent_name=agent_name,
-        permissions=permission_flags(permission_mode, allow, ask, deny),
-        skills=skill or (),
-        cwd=workdir,
+        skill=skill,
+        cwd=cwd,
         max_turns=max_turns,
-        json_events=json_,
-        approver=terminal_approver() if interactive(json_) else None,
-        roots=root or (),
-        no_defaults=no_defaults,
         base_url=base_url,
+        root=root,
+        no_defaults=no_defaults,
+        permission_mode=permission_mode,
+        allow=allow,
+        ask=ask,
+        deny=deny,
+    )
+    agent = request.build(
+        json_events=json_, approver=terminal_approver() if interactive(json_) else None
     )
     with agent:
         done = drive(agent.run_stream(task), json_=json_, on_interrupt=cancel_subagents(agent))
@@ -190,27 +190,69 @@ def permission_flags(
     }
 
 
-def build_cli_agent(
-    settings: Any,
+@dataclass(frozen=True)
+class AgentRequest:
+    """The agent that ``run`` and ``chat`` ask for with the options they share, checked:
+    the settings of the working directory and the ``build_agent`` keywords."""
+
+    settings: Settings
+    model: str | None
+    agent_name: str | None
+    keywords: dict[str, Any]
+
+    def build(self, **kwargs: Any) -> Agent:
+        """``build_agent`` with ``kwargs`` added: the model is ``--model``, then the agent
+        definition's, then config; an invalid ``--skill`` set exits 1 with its
+        diagnostics and its warnings go to stderr."""
+        from skilldeck.agent.builder import build_agent, choose_model_spec, resolve_definition
+
+        definition = resolve_definition(self.settings, self.agent_name)
+        spec = (
+            self.model
+            or (definition.model if definition else None)
+            or choose_model_spec(self.settings)
+        )
+        with policy_errors():
+            agent = build_agent(
+                self.settings, model=spec, agent=definition, **self.keywords, **kwargs
+            )
+        if agent.composed is not None:
+            for warning in agent.composed.warnings:
+                sys.stderr.write(f"warning: {warning.code} {warning.message}\n")
+        return agent
+
+
+def agent_request(
     *,
     model: str | None,
     agent_name: str | None,
-    permissions: dict[str, Any],
-    **kwargs: Any,
-) -> Agent:
-    """``build_agent`` for a command: the model is ``--model``, then the agent
-    definition's, then config; an invalid ``--skill`` set exits 1 with its diagnostics
-    and its warnings go to stderr."""
-    from skilldeck.agent.builder import build_agent, choose_model_spec, resolve_definition
+    skill: list[str] | None,
+    cwd: Path | None,
+    max_turns: int | None,
+    base_url: str | None,
+    root: list[Path] | None,
+    no_defaults: bool,
+    permission_mode: str | None,
+    allow: list[str] | None,
+    ask: list[str] | None,
+    deny: list[str] | None,
+) -> AgentRequest:
+    """The shared options as an :class:`AgentRequest`; bad ones exit 2."""
+    from skilldeck.config import load_settings
 
-    definition = resolve_definition(settings, agent_name)
-    spec = model or (definition.model if definition else None) or choose_model_spec(settings)
-    with policy_errors():
-        agent = build_agent(settings, model=spec, agent=definition, **kwargs, **permissions)
-    if agent.composed is not None:
-        for warning in agent.composed.warnings:
-            sys.stderr.write(f"warning: {warning.code} {warning.message}\n")
-    return agent
+    workdir = workdir_option(cwd)
+    check_roots(root, no_defaults)
+    keywords: dict[str, Any] = {
+        "skills": skill or (),
+        "cwd": workdir,
+        "max_turns": max_turns,
+        "roots": root or (),
+        "no_defaults": no_defaults,
+        "base_url": base_url,
+    }
+    settings = load_settings(workspace=workdir)
+    keywords.update(permission_flags(permission_mode, allow, ask, deny))
+    return AgentRequest(settings, model, agent_name, keywords)
 
 
 @contextlib.contextmanager
@@ -248,14 +290,6 @@ def workdir_option(cwd: Path | None) -> Path:
     if not workdir.is_dir():
         fail(f"--cwd {workdir}: not a folder.", code=2)
     return workdir
-
-
-def check_roots(roots: list[Path] | None, no_defaults: bool) -> None:
-    for root in roots or ():
-        if not root.is_dir():
-            fail(f"--root {root}: not a folder.", code=2)
-    if no_defaults and not roots:
-        fail("--no-defaults needs at least one --root.", code=2)
 
 
 def interactive(json_: bool) -> bool:

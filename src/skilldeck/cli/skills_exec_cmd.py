@@ -22,32 +22,18 @@ from skilldeck.cli.common import (
     JsonOption,
     NoDefaultsOption,
     RootOption,
+    discover_registry,
     fail,
     print_json,
-    settings_from_cli,
 )
 
 if TYPE_CHECKING:
-    from skilldeck.skills.registry import SkillRegistry
     from skilldeck.tools.base import ToolResult
 
 
 def register(app: typer.Typer) -> None:
     app.command("run")(run)
     app.command("audit")(audit)
-
-
-def _registry(roots: list[Path] | None, no_defaults: bool) -> SkillRegistry:
-    for root in roots or ():
-        if not root.is_dir():
-            fail(f"--root {root}: not a folder.", code=2)
-    if no_defaults and not roots:
-        fail("--no-defaults needs at least one --root.", code=2)
-    from skilldeck.skills.registry import SkillRegistry
-
-    return SkillRegistry.discover(
-        settings_from_cli(), roots=list(roots or ()), no_defaults=no_defaults
-    )
 
 
 def _arguments(input_json: str | None, words: list[str] | None) -> Any:
@@ -83,7 +69,7 @@ def run(
     from skilldeck.tools.base import ToolContext
     from skilldeck.tools.skill_tool import SkillTool
 
-    registry = _registry(root, no_defaults)
+    registry = discover_registry(root, no_defaults)
     settings = registry.settings
     skill = registry.get(name)
     apply_gating([skill], available_tools=None)
@@ -147,7 +133,7 @@ def audit(
 
     target = path
     if not path.exists():
-        registry = _registry(root, no_defaults)
+        registry = discover_registry(root, no_defaults)
         skill = registry.find(str(path))
         if skill is None:
             fail(f"{path}: no such file, folder or skill.", code=2)

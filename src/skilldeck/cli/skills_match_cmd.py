@@ -20,9 +20,9 @@ from skilldeck.cli.common import (
     JsonOption,
     NoDefaultsOption,
     RootOption,
+    discover_registry,
     fail,
     print_json,
-    settings_from_cli,
     stdout_console,
 )
 
@@ -51,18 +51,10 @@ def match(
     """Rank skills for a request: which skill should handle this?"""
     if not query.strip():
         fail("QUERY is empty; describe the task in a few words.", code=2)
-    for folder in root or ():
-        if not folder.is_dir():
-            fail(f"--root {folder}: not a folder.", code=2)
-    if no_defaults and not root:
-        fail("--no-defaults needs at least one --root.", code=2)
     from skilldeck.skills.match import SkillMatcher
-    from skilldeck.skills.registry import SkillRegistry
 
     overrides = {"skills": {"match_embeddings": True}} if embeddings else {}
-    registry = SkillRegistry.discover(
-        settings_from_cli(**overrides), roots=list(root or ()), no_defaults=no_defaults
-    )
+    registry = discover_registry(root, no_defaults, **overrides)
     matches = SkillMatcher.for_registry(registry).rank(query, k=top)
     rows = [
         {"name": m.name, "path": str(m.skill.folder), "score": round(m.score, 4)} for m in matches

@@ -15,6 +15,7 @@ they export to OpenAI/Anthropic function calling and to other frameworks:
 from __future__ import annotations
 
 import json
+from abc import abstractmethod
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
@@ -33,6 +34,18 @@ class _CatalogTool(Tool):
 
     def __init__(self, registry: SkillRegistry) -> None:
         self.registry = registry
+
+    async def run(self, input: Any, ctx: ToolContext) -> ToolResult:
+        """An unknown or unavailable skill, a path outside it, a refused script: the
+        model's mistake to correct, so an error result rather than an exception."""
+        try:
+            return await self.answer(input, ctx)
+        except SkilldeckError as e:
+            return ToolResult.error(str(e))
+
+    @abstractmethod
+    async def answer(self, input: Any, ctx: ToolContext) -> ToolResult:
+        """The tool's work; may raise :class:`SkilldeckError`."""
 
     def _skill(self, name: str) -> Skill:
         skill = self.registry.get(name)
@@ -55,7 +68,7 @@ class ListSkillsTool(_CatalogTool):
     Input: ClassVar[type[BaseModel]] = ListSkillsInput
     read_only: ClassVar[bool] = True
 
-    async def run(self, input: Any, ctx: ToolContext) -> ToolResult:
+    async def answer(self, input: Any, ctx: ToolContext) -> ToolResult:
         payload = list_skills_payload(self.registry, query=input.query, limit=input.limit)
         return ToolResult(json.dumps(payload, ensure_ascii=False, indent=2), data=payload)
 
@@ -82,11 +95,8 @@ class LoadSkillTool(_CatalogTool):
             input_schema=self.input_schema(),
         )
 
-    async def run(self, input: Any, ctx: ToolContext) -> ToolResult:
-        try:
-            skill = self._skill(input.name)
-        except SkilldeckError as e:
-            return ToolResult.error(str(e))
+    async def answer(self, input: Any, ctx: ToolContext) -> ToolResult:
+        skill = self._skill(input.name)
         text = render_level2(
             skill, arguments=input.args, session_id=ctx.session_id, project_dir=ctx.workspace
         )
@@ -107,11 +117,8 @@ class ReadSkillResourceTool(_CatalogTool):
     Input: ClassVar[type[BaseModel]] = ReadSkillResourceInput
     read_only: ClassVar[bool] = True
 
-    async def run(self, input: Any, ctx: ToolContext) -> ToolResult:
-        try:
-            return ToolResult(resource_text(self._skill(input.name), input.path))
-        except SkilldeckError as e:
-            return ToolResult.error(str(e))
+    async def answer(self, input: Any, ctx: ToolContext) -> ToolResult:
+        return ToolResult(resource_text(self._skill(input.name), input.path))
 
 
 class RunSkillScriptInput(BaseModel):
@@ -129,15 +136,12 @@ class RunSkillScriptTool(_CatalogTool):
     )
     Input: ClassVar[type[BaseModel]] = RunSkillScriptInput
 
-    async def run(self, input: Any, ctx: ToolContext) -> ToolResult:
+    async def answer(self, input: Any, ctx: ToolContext) -> ToolResult:
         from skilldeck.skills.runner import ScriptRunner
 
-        try:
-            skill = self._skill(input.name)
-            runner = ScriptRunner(ctx.settings, session_id=ctx.session_id, workspace=ctx.workspace)
-            result = await runner.run(skill, input.input)
-        except SkilldeckError as e:
-            return ToolResult.error(str(e))
+        skill = self._skill(input.name)
+        runner = ScriptRunner(ctx.settings, session_id=ctx.session_id, workspace=ctx.workspace)
+        result = await runner.run(skill, input.input)
         return ToolResult(result.render(), is_error=not result.ok, data=result.to_dict())
 
 

@@ -22,24 +22,15 @@ from skilldeck.llm.messages import (
     Message,
     StreamEvent,
     SystemMessage,
-    TextDelta,
     ToolCall,
     ToolCallDelta,
     ToolResultMessage,
     ToolSpec,
-    TurnComplete,
     Usage,
     UserMessage,
 )
-from skilldeck.llm.retry import Failure, RetryPolicy, call_with_retries
-from skilldeck.llm.wire import (
-    Endpoint,
-    LoopLocal,
-    SDKErrors,
-    ToolCallAssembler,
-    classify_sdk_error,
-    estimate_usage,
-)
+from skilldeck.llm.retry import RetryPolicy
+from skilldeck.llm.wire import Endpoint, SDKErrors, SDKModel, StreamState
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
@@ -139,8 +130,10 @@ def from_anthropic_message(message: WireMessage) -> AssistantMessage:
     )
 
 
-class AnthropicModel:
+class AnthropicModel(SDKModel[anthropic.AsyncAnthropic]):
     """A Messages API model. ``name`` is the spec it was made from."""
+
+    sdk_errors = _SDK_ERRORS
 
     def __init__(
         self,
@@ -152,15 +145,10 @@ class AnthropicModel:
         retry: RetryPolicy,
         max_tokens: int = DEFAULT_MAX_TOKENS,
     ) -> None:
-        self.name = name
-        self.model = model
-        self.endpoint = endpoint
-        self.retry = retry
+        super().__init__(
+            name=name, model=model, endpoint=endpoint, make_client=make_client, retry=retry
+        )
         self.max_tokens = max_tokens
-        self._clients = LoopLocal(make_client)
-
-    def _classify(self, exc: Exception) -> Failure | None:
-        return classify_sdk_error(exc, sdk=_SDK_ERRORS, endpoint=self.endpoint)
 
     def _params(self, messages: list[Message], tools: list[ToolSpec]) -> dict[str, Any]:
         system, wire = to_anthropic_messages(messages)
@@ -183,8 +171,7 @@ class AnthropicModel:
             result: WireMessage = await client.messages.create(**params)
             return result
 
-        wire = await call_with_retries(attempt, policy=self.retry, classify=self._classify)
-        return from_anthropic_message(wire)
+        return from_anthropic_message(await self._with_retries(attempt))
 
     async def stream(
         self, messages: list[Message], tools: list[ToolSpec]
@@ -199,37 +186,17 @@ class AnthropicModel:
             result = await client.messages.create(**params)
             return result
 
-        events = await call_with_retries(attempt, policy=self.retry, classify=self._classify)
-        state = _StreamState(model=self.model)
-        async with events:
-            try:
-                async for event in events:
-                    for out in state.feed(event):
-                        yield out
-            except Exception as exc:
-                failure = self._classify(exc)
-                if failure is None:
-                    raise
-                raise failure.error from exc
-        turn = state.finish()
-        if turn.usage is None:
-            turn.usage = estimate_usage(messages, tools, turn)
-        yield TurnComplete(message=turn)
-
-    async def aclose(self) -> None:
-        await self._clients.aclose()
+        async for event in self._relay(attempt, _StreamState(model=self.model), messages, tools):
+            yield event
 
 
-class _StreamState:
-    """Accumulates one streamed message; block indexes map to tool-call indexes."""
+class _StreamState(StreamState[RawMessageStreamEvent]):
+    """One streamed message; content block indexes map to tool-call indexes."""
 
     def __init__(self, *, model: str) -> None:
-        self.model = model
-        self.text: list[str] = []
-        self.calls = ToolCallAssembler()
+        super().__init__(model=model)
         self.tool_index: dict[int, int] = {}  # content block index → tool call index
-        self.usage: Usage | None = None
-        self.stop_reason: str | None = None
+        self.reported_stop: str | None = None
 
     def feed(self, event: RawMessageStreamEvent) -> list[StreamEvent]:
         if event.type == "message_start":
@@ -242,19 +209,17 @@ class _StreamState:
                 self.calls.add(index, id=block.id, name=block.name)
                 return [ToolCallDelta(index=index, id=block.id, name=block.name)]
             if block.type == "text" and block.text:
-                self.text.append(block.text)
-                return [TextDelta(text=block.text)]
+                return [self.add_text(block.text)]
         elif event.type == "content_block_delta":
             return self._delta(event.index, event.delta)
         elif event.type == "message_delta":
-            self.stop_reason = event.delta.stop_reason or self.stop_reason
+            self.reported_stop = event.delta.stop_reason or self.reported_stop
             self._merge_usage(event.usage)
         return []
 
     def _delta(self, block_index: int, delta: Any) -> list[StreamEvent]:
         if delta.type == "text_delta":
-            self.text.append(delta.text)
-            return [TextDelta(text=delta.text)]
+            return [self.add_text(delta.text)]
         if delta.type == "input_json_delta" and block_index in self.tool_index:
             index = self.tool_index[block_index]
             self.calls.add(index, fragment=delta.partial_json)
@@ -270,12 +235,5 @@ class _StreamState:
             output_tokens=update.output_tokens or current.output_tokens,
         )
 
-    def finish(self) -> AssistantMessage:
-        calls = self.calls.calls()
-        return AssistantMessage(
-            text="".join(self.text),
-            tool_calls=calls,
-            usage=self.usage,
-            model=self.model,
-            stop_reason=self.stop_reason or ("tool_use" if calls else "end_turn"),
-        )
+    def stop_reason(self, *, has_calls: bool) -> str:
+        return self.reported_stop or ("tool_use" if has_calls else "end_turn")

@@ -26,21 +26,22 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import get_args
-
-import anthropic
-import httpx2
-import openai
-from anthropic.types import ModelParam
+from typing import TYPE_CHECKING, Any, get_args
 
 from skilldeck.config import Settings
 from skilldeck.errors import ModelConfigError
-from skilldeck.llm.anthropic_adapter import DEFAULT_MAX_TOKENS, AnthropicModel
 from skilldeck.llm.messages import Model
-from skilldeck.llm.openai_adapter import OpenAIModel
 from skilldeck.llm.retry import RetryPolicy
 from skilldeck.llm.scripted import ScriptedModel
 from skilldeck.llm.wire import Endpoint
+
+if TYPE_CHECKING:  # the SDKs cost ~2 s of imports: loaded only for their providers
+    import anthropic
+    import httpx2
+    import openai
+
+    from skilldeck.llm.anthropic_adapter import AnthropicModel
+    from skilldeck.llm.openai_adapter import OpenAIModel
 
 __all__ = ["PROVIDERS", "make_model", "model_aliases", "parse_model_spec"]
 
@@ -63,7 +64,8 @@ DUMMY_KEY = "not-needed"
 
 def parse_model_spec(spec: str) -> tuple[str, str]:
     """``"openai:gpt-4.1"`` → ``("openai", "gpt-4.1")``; aliases and bare names resolved."""
-    spec = model_aliases().get(spec.strip().lower(), spec.strip())
+    key = spec.strip().lower()
+    spec = model_aliases()[key] if key in ALIASES_FALLBACK else spec.strip()
     provider, sep, name = spec.partition(":")
     if not sep:
         inferred = _infer_provider(spec)
@@ -91,6 +93,8 @@ def model_aliases() -> dict[str, str]:
     The SDK lists its known models newest first; taking the first undated,
     non-deprecated one per family keeps the aliases current as the SDK is upgraded.
     """
+    from anthropic.types import ModelParam
+
     known = [m for m in get_args(get_args(ModelParam)[0]) if isinstance(m, str)]
     try:  # a private table of the SDK: do without it if it moves
         from anthropic.resources.messages.messages import DEPRECATED_MODELS
@@ -127,6 +131,17 @@ class _Options:
     base_url: str | None
     http_client: httpx2.AsyncClient | None
     retry: RetryPolicy
+
+    def client_options(self, url: str) -> dict[str, Any]:
+        """What every SDK client is built with: retries off (``retry.py`` is the only
+        retry loop), the configured timeout, and the injected HTTP client (tests).
+        Read when a client is made, so it follows later changes to the settings."""
+        return {
+            "base_url": url,
+            "max_retries": 0,
+            "timeout": self.settings.models.request_timeout,
+            "http_client": self.http_client,
+        }
 
 
 def make_model(
@@ -172,6 +187,10 @@ def _env(name: str) -> str | None:
 
 
 def _openai_family(provider: str, name: str, opts: _Options) -> OpenAIModel:
+    import openai
+
+    from skilldeck.llm.openai_adapter import OpenAIModel
+
     configured = opts.base_url or opts.settings.models.base_url
     if provider == "ollama":
         url = opts.base_url or _ollama_url()
@@ -194,16 +213,9 @@ def _openai_family(provider: str, name: str, opts: _Options) -> OpenAIModel:
                 "(or use ollama:<model> for a local server)."
             )
     endpoint = Endpoint(spec=f"{provider}:{name}", base_url=url, key_env=key_env)
-    settings = opts.settings
 
     def make_client() -> openai.AsyncOpenAI:
-        return openai.AsyncOpenAI(
-            api_key=key,
-            base_url=url,
-            max_retries=0,
-            timeout=settings.models.request_timeout,
-            http_client=opts.http_client,
-        )
+        return openai.AsyncOpenAI(api_key=key, **opts.client_options(url))
 
     return OpenAIModel(
         name=f"{provider}:{name}",
@@ -211,7 +223,7 @@ def _openai_family(provider: str, name: str, opts: _Options) -> OpenAIModel:
         endpoint=endpoint,
         make_client=make_client,
         retry=opts.retry,
-        max_tokens=settings.models.max_output_tokens,
+        max_tokens=opts.settings.models.max_output_tokens,
         max_tokens_param="max_completion_tokens" if provider == "openai" else "max_tokens",
     )
 
@@ -227,6 +239,10 @@ def _ollama_url() -> str:
 
 
 def _anthropic(name: str, opts: _Options) -> AnthropicModel:
+    import anthropic
+
+    from skilldeck.llm.anthropic_adapter import DEFAULT_MAX_TOKENS, AnthropicModel
+
     api_key = _env("ANTHROPIC_API_KEY")
     auth_token = None if api_key else _env("ANTHROPIC_AUTH_TOKEN")
     if not api_key and not auth_token:
@@ -235,16 +251,10 @@ def _anthropic(name: str, opts: _Options) -> AnthropicModel:
         )
     url = opts.base_url or _env("ANTHROPIC_BASE_URL") or ANTHROPIC_URL
     endpoint = Endpoint(spec=f"anthropic:{name}", base_url=url, key_env="ANTHROPIC_API_KEY")
-    settings = opts.settings
 
     def make_client() -> anthropic.AsyncAnthropic:
         return anthropic.AsyncAnthropic(
-            api_key=api_key,
-            auth_token=auth_token,
-            base_url=url,
-            max_retries=0,
-            timeout=settings.models.request_timeout,
-            http_client=opts.http_client,
+            api_key=api_key, auth_token=auth_token, **opts.client_options(url)
         )
 
     return AnthropicModel(
@@ -253,5 +263,5 @@ def _anthropic(name: str, opts: _Options) -> AnthropicModel:
         endpoint=endpoint,
         make_client=make_client,
         retry=opts.retry,
-        max_tokens=settings.models.max_output_tokens or DEFAULT_MAX_TOKENS,
+        max_tokens=opts.settings.models.max_output_tokens or DEFAULT_MAX_TOKENS,
     )

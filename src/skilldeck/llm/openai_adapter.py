@@ -21,22 +21,19 @@ from skilldeck.llm.messages import (
     Message,
     StreamEvent,
     SystemMessage,
-    TextDelta,
     ToolCall,
     ToolCallDelta,
     ToolResultMessage,
     ToolSpec,
-    TurnComplete,
     Usage,
     UserMessage,
 )
-from skilldeck.llm.retry import Failure, RetryPolicy, call_with_retries
+from skilldeck.llm.retry import RetryPolicy
 from skilldeck.llm.wire import (
     Endpoint,
-    LoopLocal,
     SDKErrors,
-    ToolCallAssembler,
-    classify_sdk_error,
+    SDKModel,
+    StreamState,
     estimate_usage,
     parse_tool_arguments,
 )
@@ -139,8 +136,10 @@ def from_openai_completion(completion: ChatCompletion, *, fallback_model: str) -
     )
 
 
-class OpenAIModel:
+class OpenAIModel(SDKModel[openai.AsyncOpenAI]):
     """A chat-completions model. ``name`` is the spec it was made from."""
+
+    sdk_errors = _SDK_ERRORS
 
     def __init__(
         self,
@@ -154,19 +153,14 @@ class OpenAIModel:
         max_tokens_param: str = "max_tokens",
         stream_usage: bool = True,
     ) -> None:
-        self.name = name
-        self.model = model
-        self.endpoint = endpoint
-        self.retry = retry
+        super().__init__(
+            name=name, model=model, endpoint=endpoint, make_client=make_client, retry=retry
+        )
         self.max_tokens = max_tokens
         #: OpenAI itself wants ``max_completion_tokens``; compatible servers ``max_tokens``
         self.max_tokens_param = max_tokens_param
         #: ask for usage in streamed responses (``stream_options.include_usage``)
         self.stream_usage = stream_usage
-        self._clients = LoopLocal(make_client)
-
-    def _classify(self, exc: Exception) -> Failure | None:
-        return classify_sdk_error(exc, sdk=_SDK_ERRORS, endpoint=self.endpoint)
 
     def _params(self, messages: list[Message], tools: list[ToolSpec]) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.model, "messages": to_openai_messages(messages)}
@@ -184,7 +178,7 @@ class OpenAIModel:
             result: ChatCompletion = await client.chat.completions.create(**params)
             return result
 
-        completion = await call_with_retries(attempt, policy=self.retry, classify=self._classify)
+        completion = await self._with_retries(attempt)
         turn = from_openai_completion(completion, fallback_model=self.model)
         if turn.usage is None:
             turn.usage = estimate_usage(messages, tools, turn)
@@ -213,35 +207,15 @@ class OpenAIModel:
                 result = await client.chat.completions.create(**params)
             return result
 
-        chunks = await call_with_retries(attempt, policy=self.retry, classify=self._classify)
-        state = _StreamState(model=self.model)
-        async with chunks:
-            try:
-                async for chunk in chunks:
-                    for event in state.feed(chunk):
-                        yield event
-            except Exception as exc:
-                failure = self._classify(exc)
-                if failure is None:
-                    raise
-                raise failure.error from exc
-        turn = state.finish()
-        if turn.usage is None:
-            turn.usage = estimate_usage(messages, tools, turn)
-        yield TurnComplete(message=turn)
-
-    async def aclose(self) -> None:
-        await self._clients.aclose()
+        async for event in self._relay(attempt, _StreamState(model=self.model), messages, tools):
+            yield event
 
 
-class _StreamState:
-    """Accumulates one streamed turn: text, tool-call fragments, usage, finish reason."""
+class _StreamState(StreamState[ChatCompletionChunk]):
+    """One streamed completion: the first choice's deltas, usage, finish reason."""
 
     def __init__(self, *, model: str) -> None:
-        self.model = model
-        self.text: list[str] = []
-        self.calls = ToolCallAssembler()
-        self.usage: Usage | None = None
+        super().__init__(model=model)
         self.finish_reason: str | None = None
 
     def feed(self, chunk: ChatCompletionChunk) -> list[StreamEvent]:
@@ -253,8 +227,7 @@ class _StreamState:
         for choice in chunk.choices[:1]:
             delta = choice.delta
             if delta.content:
-                self.text.append(delta.content)
-                events.append(TextDelta(text=delta.content))
+                events.append(self.add_text(delta.content))
             for part in delta.tool_calls or []:
                 fn = part.function
                 name = fn.name if fn else None
@@ -269,13 +242,6 @@ class _StreamState:
                 self.finish_reason = choice.finish_reason
         return events
 
-    def finish(self) -> AssistantMessage:
-        calls = self.calls.calls()
-        reason = self.finish_reason or ("tool_calls" if calls else "stop")
-        return AssistantMessage(
-            text="".join(self.text),
-            tool_calls=calls,
-            usage=self.usage,
-            model=self.model,
-            stop_reason=STOP_REASONS.get(reason, reason),
-        )
+    def stop_reason(self, *, has_calls: bool) -> str:
+        reason = self.finish_reason or ("tool_calls" if has_calls else "stop")
+        return STOP_REASONS.get(reason, reason)

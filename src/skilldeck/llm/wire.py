@@ -1,4 +1,5 @@
-"""Pieces both HTTP adapters share: tool-argument parsing, stream assembly, error mapping.
+"""Pieces both HTTP adapters share: tool-argument parsing, stream assembly, error mapping,
+and :class:`SDKModel` (client per loop, retried calls, stream relay).
 
 The OpenAI and Anthropic SDKs are generated from the same template, so their
 exception classes line up (``APIStatusError``, ``APIConnectionError``,
@@ -10,25 +11,32 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from types import TracebackType
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from skilldeck.errors import ModelConfigError, ModelConnectionError, ModelError
 from skilldeck.llm.messages import (
     RAW_ARGUMENTS_KEY,
     AssistantMessage,
     Message,
+    StreamEvent,
+    TextDelta,
     ToolCall,
     ToolSpec,
+    TurnComplete,
     Usage,
 )
-from skilldeck.llm.retry import Failure
+from skilldeck.llm.retry import Failure, RetryPolicy, call_with_retries
 
 __all__ = [
     "Endpoint",
     "LoopLocal",
     "SDKErrors",
+    "SDKModel",
+    "StreamState",
     "ToolCallAssembler",
     "classify_sdk_error",
     "estimate_tokens",
@@ -256,3 +264,118 @@ def _classify_status(exc: Exception, *, endpoint: Endpoint, where: str) -> Failu
             ),
         )
     return Failure(error=ModelError(f"{where} rejected the request (HTTP {status}: {detail})."))
+
+
+T = TypeVar("T")
+Item = TypeVar("Item")
+Item_co = TypeVar("Item_co", covariant=True)
+Item_contra = TypeVar("Item_contra", contravariant=True)
+
+
+class _EventStream(Protocol[Item_co]):
+    """What both SDKs' ``AsyncStream`` offer: async iteration inside ``async with``."""
+
+    def __aiter__(self) -> AsyncIterator[Item_co]: ...
+
+    async def __aenter__(self) -> object: ...
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+        /,
+    ) -> object: ...
+
+
+class StreamState(ABC, Generic[Item_contra]):
+    """Accumulates one streamed turn: text, tool-call fragments, usage, model. An
+    adapter's subclass reads its SDK's stream items and names the stop reason."""
+
+    def __init__(self, *, model: str) -> None:
+        self.model = model
+        self.text: list[str] = []
+        self.calls = ToolCallAssembler()
+        self.usage: Usage | None = None
+
+    @abstractmethod
+    def feed(self, item: Item_contra, /) -> list[StreamEvent]:
+        """Take one stream item; the events it yields to the caller."""
+
+    @abstractmethod
+    def stop_reason(self, *, has_calls: bool) -> str:
+        """skilldeck's stop reason, with a fallback for streams that sent none."""
+
+    def add_text(self, text: str) -> TextDelta:
+        self.text.append(text)
+        return TextDelta(text=text)
+
+    def finish(self) -> AssistantMessage:
+        calls = self.calls.calls()
+        return AssistantMessage(
+            text="".join(self.text),
+            tool_calls=calls,
+            usage=self.usage,
+            model=self.model,
+            stop_reason=self.stop_reason(has_calls=bool(calls)),
+        )
+
+
+class SDKModel(Generic[C]):
+    """What an SDK-backed model is besides its dialect: identity, one client per event
+    loop, retried calls mapped to skilldeck errors, and the stream relay that ends every
+    streamed turn with a ``TurnComplete``. Subclasses set :attr:`sdk_errors` and
+    translate messages; ``name`` is the spec the model was made from."""
+
+    sdk_errors: ClassVar[SDKErrors]
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        model: str,
+        endpoint: Endpoint,
+        make_client: Callable[[], C],
+        retry: RetryPolicy,
+    ) -> None:
+        self.name = name
+        self.model = model
+        self.endpoint = endpoint
+        self.retry = retry
+        self._clients = LoopLocal(make_client)
+
+    def _classify(self, exc: Exception) -> Failure | None:
+        return classify_sdk_error(exc, sdk=self.sdk_errors, endpoint=self.endpoint)
+
+    async def _with_retries(self, attempt: Callable[[], Awaitable[T]]) -> T:
+        return await call_with_retries(attempt, policy=self.retry, classify=self._classify)
+
+    async def _relay(
+        self,
+        open_stream: Callable[[], Awaitable[_EventStream[Item]]],
+        state: StreamState[Item],
+        messages: list[Message],
+        tools: list[ToolSpec],
+    ) -> AsyncIterator[StreamEvent]:
+        """Open the stream (with retries), then ``state``'s events for each of its items,
+        then the assembled turn (with estimated usage when the server sent none). A
+        failure mid-stream is mapped like one before it, but not retried: deltas were
+        already yielded."""
+        source = await self._with_retries(open_stream)
+        async with source:
+            try:
+                async for item in source:
+                    for event in state.feed(item):
+                        yield event
+            except Exception as exc:
+                failure = self._classify(exc)
+                if failure is None:
+                    raise
+                raise failure.error from exc
+        turn = state.finish()
+        if turn.usage is None:
+            turn.usage = estimate_usage(messages, tools, turn)
+        yield TurnComplete(message=turn)
+
+    async def aclose(self) -> None:
+        await self._clients.aclose()

@@ -11,6 +11,8 @@ from typing import Any
 import httpx2
 
 from skilldeck.config import Settings
+from skilldeck.llm.factory import make_model
+from skilldeck.llm.messages import Model
 from skilldeck.llm.retry import RetryPolicy
 
 Answer = httpx2.Response | Callable[[httpx2.Request], httpx2.Response]
@@ -55,6 +57,15 @@ def fast_retry(max_retries: int = 2) -> tuple[RetryPolicy, FakeSleep]:
 
 def settings_for(tmp_path: Path) -> Settings:
     return Settings(home=tmp_path / "home", workspace=tmp_path)
+
+
+def recorded_model(
+    spec: str, tmp_path: Path, transport: RecordingTransport, *, retry: RetryPolicy
+) -> Model:
+    """The factory's model for ``spec``, its real SDK talking to ``transport``."""
+    return make_model(
+        spec, settings=settings_for(tmp_path), http_client=transport.client(), retry=retry
+    )
 
 
 def json_response(

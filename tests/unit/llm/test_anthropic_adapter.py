@@ -6,11 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_fakes import RecordingTransport, fast_retry, json_response, settings_for, sse_response
+from llm_fakes import RecordingTransport, fast_retry, json_response, recorded_model, sse_response
 
 from skilldeck.errors import ModelConfigError, ModelConnectionError, ModelError
 from skilldeck.llm.anthropic_adapter import DEFAULT_MAX_TOKENS, AnthropicModel
-from skilldeck.llm.factory import make_model
 from skilldeck.llm.messages import (
     AssistantMessage,
     Message,
@@ -86,7 +85,25 @@ OVERLOADED = {
 }
 
 
-def sse_tool_use_stream() -> list[tuple[str | None, Any]]:
+SSE = tuple[str | None, Any]
+
+
+def block_start(index: int, block: dict[str, Any]) -> SSE:
+    return (
+        "content_block_start",
+        {"type": "content_block_start", "index": index, "content_block": block},
+    )
+
+
+def block_delta(index: int, delta: dict[str, Any]) -> SSE:
+    return ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+
+
+def block_stop(index: int) -> SSE:
+    return ("content_block_stop", {"type": "content_block_stop", "index": index})
+
+
+def sse_tool_use_stream() -> list[SSE]:
     start = {
         "type": "message_start",
         "message": {
@@ -102,70 +119,16 @@ def sse_tool_use_stream() -> list[tuple[str | None, Any]]:
     }
     return [
         ("message_start", start),
-        (
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {"type": "text", "text": ""},
-            },
-        ),
+        block_start(0, {"type": "text", "text": ""}),
         ("ping", {"type": "ping"}),
-        (
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "text_delta", "text": "Let me "},
-            },
-        ),
-        (
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "text_delta", "text": "check."},
-            },
-        ),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        (
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": 1,
-                "content_block": {
-                    "type": "tool_use",
-                    "id": "toolu_S1",
-                    "name": "Read",
-                    "input": {},
-                },
-            },
-        ),
-        (
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 1,
-                "delta": {"type": "input_json_delta", "partial_json": ""},
-            },
-        ),
-        (
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 1,
-                "delta": {"type": "input_json_delta", "partial_json": '{"file_path": "RE'},
-            },
-        ),
-        (
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 1,
-                "delta": {"type": "input_json_delta", "partial_json": 'ADME.md"}'},
-            },
-        ),
-        ("content_block_stop", {"type": "content_block_stop", "index": 1}),
+        block_delta(0, {"type": "text_delta", "text": "Let me "}),
+        block_delta(0, {"type": "text_delta", "text": "check."}),
+        block_stop(0),
+        block_start(1, {"type": "tool_use", "id": "toolu_S1", "name": "Read", "input": {}}),
+        block_delta(1, {"type": "input_json_delta", "partial_json": ""}),
+        block_delta(1, {"type": "input_json_delta", "partial_json": '{"file_path": "RE'}),
+        block_delta(1, {"type": "input_json_delta", "partial_json": 'ADME.md"}'}),
+        block_stop(1),
         (
             "message_delta",
             {
@@ -186,12 +149,8 @@ def _anthropic_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def build(tmp_path: Path, transport: RecordingTransport, *, retries: int = 2) -> AnthropicModel:
-    policy, _ = fast_retry(retries)
-    model = make_model(
-        "anthropic:claude-sonnet-4-6",
-        settings=settings_for(tmp_path),
-        http_client=transport.client(),
-        retry=policy,
+    model = recorded_model(
+        "anthropic:claude-sonnet-4-6", tmp_path, transport, retry=fast_retry(retries)[0]
     )
     assert isinstance(model, AnthropicModel)
     return model
@@ -315,12 +274,7 @@ async def test_overloaded_then_success(tmp_path: Path) -> None:
         ]
     )
     policy, sleep = fast_retry(3)
-    model = make_model(
-        "anthropic:claude-sonnet-4-6",
-        settings=settings_for(tmp_path),
-        http_client=transport.client(),
-        retry=policy,
-    )
+    model = recorded_model("anthropic:claude-sonnet-4-6", tmp_path, transport, retry=policy)
     turn = await model.respond([UserMessage(content="hi")], [])
     assert turn.text == "Both files are empty."
     assert len(transport.requests) == 3

@@ -8,7 +8,14 @@ from typing import Any
 
 import httpx2
 import pytest
-from llm_fakes import RecordingTransport, fast_retry, json_response, settings_for, sse_response
+from llm_fakes import (
+    RecordingTransport,
+    fast_retry,
+    json_response,
+    recorded_model,
+    settings_for,
+    sse_response,
+)
 
 from skilldeck.errors import ModelConfigError, ModelConnectionError, ModelError
 from skilldeck.llm.factory import make_model
@@ -116,37 +123,25 @@ def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
     }
 
 
+def tool_chunk(index: int, arguments: str, *, call_id: str | None = None) -> dict[str, Any]:
+    """A streamed fragment of a Write call; the first fragment of a call carries its id."""
+    function: dict[str, Any] = {"arguments": arguments}
+    part: dict[str, Any] = {"index": index, "function": function}
+    if call_id is not None:
+        part.update(id=call_id, type="function")
+        function["name"] = "Write"
+    return chunk({"tool_calls": [part]})
+
+
 STREAMED_TOOL_CALLS = [
     chunk({"role": "assistant", "content": "Writing ", "refusal": None}),
     chunk({"content": "both."}),
-    chunk(
-        {
-            "tool_calls": [
-                {
-                    "index": 0,
-                    "id": "call_A1",
-                    "type": "function",
-                    "function": {"name": "Write", "arguments": ""},
-                }
-            ]
-        }
-    ),
-    chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"file_'}}]}),
-    chunk({"tool_calls": [{"index": 0, "function": {"arguments": 'path": "a.txt", '}}]}),
-    chunk({"tool_calls": [{"index": 0, "function": {"arguments": '"content": "A"}'}}]}),
-    chunk(
-        {
-            "tool_calls": [
-                {
-                    "index": 1,
-                    "id": "call_B2",
-                    "type": "function",
-                    "function": {"name": "Write", "arguments": '{"file_path": "b.txt",'},
-                }
-            ]
-        }
-    ),
-    chunk({"tool_calls": [{"index": 1, "function": {"arguments": ' "content": "B"}'}}]}),
+    tool_chunk(0, "", call_id="call_A1"),
+    tool_chunk(0, '{"file_'),
+    tool_chunk(0, 'path": "a.txt", '),
+    tool_chunk(0, '"content": "A"}'),
+    tool_chunk(1, '{"file_path": "b.txt",', call_id="call_B2"),
+    tool_chunk(1, ' "content": "B"}'),
     chunk({}, finish="tool_calls"),
     {
         "id": "chatcmpl-BXs1",
@@ -166,13 +161,7 @@ def _openai_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def build(tmp_path: Path, transport: RecordingTransport, *, retries: int = 2) -> OpenAIModel:
-    policy, _ = fast_retry(retries)
-    model = make_model(
-        "openai:gpt-4.1-mini",
-        settings=settings_for(tmp_path),
-        http_client=transport.client(),
-        retry=policy,
-    )
+    model = recorded_model("openai:gpt-4.1-mini", tmp_path, transport, retry=fast_retry(retries)[0])
     assert isinstance(model, OpenAIModel)
     return model
 
@@ -304,12 +293,7 @@ async def test_rate_limit_then_success_waits_as_told(tmp_path: Path) -> None:
         ]
     )
     policy, sleep = fast_retry(3)
-    model = make_model(
-        "openai:gpt-4.1-mini",
-        settings=settings_for(tmp_path),
-        http_client=transport.client(),
-        retry=policy,
-    )
+    model = recorded_model("openai:gpt-4.1-mini", tmp_path, transport, retry=policy)
     turn = await model.respond([UserMessage(content="hi")], [])
     assert turn.text == "I wrote notes.md."
     assert len(transport.requests) == 3
@@ -366,12 +350,7 @@ async def test_unreachable_server_names_the_url(tmp_path: Path) -> None:
 
     transport = RecordingTransport([refuse, refuse])
     policy, sleep = fast_retry(1)
-    model = make_model(
-        "ollama:qwen2.5",
-        settings=settings_for(tmp_path),
-        http_client=transport.client(),
-        retry=policy,
-    )
+    model = recorded_model("ollama:qwen2.5", tmp_path, transport, retry=policy)
     with pytest.raises(ModelConnectionError) as info:
         await model.respond([UserMessage(content="hi")], [])
     message = str(info.value)
@@ -384,12 +363,7 @@ async def test_stream_error_status_is_mapped(tmp_path: Path) -> None:
     transport = RecordingTransport(
         [json_response(404, {"error": {"message": "model 'nope' not found"}})]
     )
-    model = make_model(
-        "ollama:nope",
-        settings=settings_for(tmp_path),
-        http_client=transport.client(),
-        retry=fast_retry(0)[0],
-    )
+    model = recorded_model("ollama:nope", tmp_path, transport, retry=fast_retry(0)[0])
     with pytest.raises(ModelConfigError, match=r"model 'nope' not found.*Check the model name"):
         async for _ in model.stream([UserMessage(content="hi")], []):
             pass
