@@ -9,11 +9,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
 from skilldeck.config import Settings, load_settings
+
+if TYPE_CHECKING:
+    from skilldeck.skills.registry import SkillRegistry
 
 RootOption = Annotated[
     list[Path] | None,
@@ -56,3 +59,24 @@ def stdout_console() -> Any:
     from rich.console import Console
 
     return Console()
+
+
+def check_roots(roots: list[Path] | None, no_defaults: bool) -> None:
+    """``--root`` folders must exist, and ``--no-defaults`` needs one (usage errors)."""
+    for root in roots or ():
+        if not root.is_dir():
+            fail(f"--root {root}: not a folder.", code=2)
+    if no_defaults and not roots:
+        fail("--no-defaults needs at least one --root.", code=2)
+
+
+def discover_registry(
+    roots: list[Path] | None, no_defaults: bool, **overrides: Any
+) -> SkillRegistry:
+    """The registry ``--root``/``--no-defaults`` describe, with settings ``overrides``."""
+    check_roots(roots, no_defaults)
+    from skilldeck.skills.registry import SkillRegistry
+
+    return SkillRegistry.discover(
+        settings_from_cli(**overrides), roots=list(roots or ()), no_defaults=no_defaults
+    )
