@@ -63,3 +63,11 @@ def corpus() -> Path:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+# Hypothesis: derandomized under CI so a run is reproducible; locally it explores.
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+_hypothesis_settings.register_profile("dev", deadline=None)
+_hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "dev")
