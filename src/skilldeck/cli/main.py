@@ -3,16 +3,21 @@
 Importing every command module (and with them the agent, the model SDKs, MCP…) costs
 hundreds of milliseconds; ``skilldeck skills list --json`` must start in well under
 half a second. So the root app registers a command group only when ``argv`` asks for
-it, and registers everything for ``--help`` or an unknown command.
+it, and registers everything for ``--help`` or an unknown command. The most frequent
+machine call, ``skills list --json``, does not build the app at all: see
+:mod:`skilldeck.cli.fastpath` (typer itself is imported only past that point).
 Each command module exposes ``register(app)``; modules hold no business logic.
 """
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
+from typing import TYPE_CHECKING
 
-import typer
+if TYPE_CHECKING:
+    import typer
 
 #: top-level word → command modules that register into it ("" = the root app)
 _GROUPS: dict[str, tuple[str, list[str]]] = {
@@ -52,6 +57,8 @@ def _root() -> None:
 
 
 def build_app(argv: list[str]) -> typer.Typer:
+    import typer
+
     app = typer.Typer(
         name="skilldeck",
         help="A runtime for Agent Skills: discover, validate, run and compose skills.",
@@ -81,9 +88,19 @@ def build_app(argv: list[str]) -> typer.Typer:
 
 
 def main() -> None:
+    argv = sys.argv[1:]
+    if argv[:2] == ["skills", "list"]:
+        from skilldeck.cli.fastpath import try_fast
+
+        # The process ends right after the listing: the cyclic collector would only
+        # walk the thousands of objects it built, which reference counting frees.
+        gc.disable()
+        code = try_fast(argv)
+        if code is not None:
+            raise SystemExit(code)
+        gc.enable()
     from skilldeck.errors import SkilldeckError
 
-    argv = sys.argv[1:]
     try:
         build_app(argv)(args=argv, prog_name="skilldeck", standalone_mode=True)
     except SkilldeckError as e:  # a clean one-line error, never a traceback

@@ -1,9 +1,10 @@
 """``skilldeck skills list|validate|show|prompt|enable|disable|new``.
 
 Thin on purpose: parse options, call the library, render. Imports beyond typer and
-settings happen inside the commands (and rich only for human output), because
-``skills list --json`` over thousands of skills must finish in well under half a
-second including interpreter start.
+settings happen inside the commands (and rich only for human output). The plain
+``skills list --json`` [--all] [--root…] [--no-defaults] shape does not even reach
+this module when run as ``skilldeck``: :mod:`skilldeck.cli.fastpath` answers it
+without typer or pydantic, with the same output (tests compare the two).
 """
 
 from __future__ import annotations
@@ -83,6 +84,9 @@ def list_skills(
 ) -> None:
     """List skills from every root, highest precedence first per name."""
     registry = _registry(root, no_defaults)
+    if json_ and not all_:  # the usual machine call: rows straight from the skills
+        _print_json_rows(registry.active_rows())
+        return
     entries = registry.entries()
     if not all_:
         entries = [e for e in entries if e.status == "active"]

@@ -35,6 +35,8 @@ Result = tuple[dict[str, Any], dict[str, int], dict[Path_, str], list[tuple[str,
 _KEY = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.-]*):(?: +|$)")
 _ITEM = re.compile(r"( *)- +")
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
+#: first characters :meth:`_Doc.scalar` does not treat as a plain scalar right away
+_SPECIAL_FIRST = frozenset("\"'[")
 
 
 class _GiveUp(Exception):
@@ -69,26 +71,29 @@ class _Doc:
 
     def parse(self) -> Result:
         lines = self.lines
+        data, key_lines, first = self.data, self.key_lines, self.first_line
+        match_key, scalar = _KEY.match, self.scalar
         i, n = 0, len(lines)
         while i < n:
             line = lines[i]
-            if not line.strip(" ") or line[0] == "#":
+            # blank (the text is printable, so only spaces can be blank) or a comment
+            if not line or line[0] == "#" or (line[0] == " " and not line.strip(" ")):
                 i += 1
                 continue
-            match = _KEY.match(line)
+            match = match_key(line)
             if match is None:
                 raise _GiveUp
             key = match.group(1)
             rest = line[match.end() :]
-            if key in self.data:
-                self.duplicates.append((key, i + self.first_line))
-            self.key_lines[key] = i + self.first_line
+            if key in data:
+                self.duplicates.append((key, i + first))
+            key_lines[key] = i + first
             if rest and rest[0] != "#":
-                self.data[key] = self.scalar(rest, (key,))
+                data[key] = scalar(rest, (key,))
                 i += 1
             else:
                 i = self.block(key, i + 1)
-        return self.data, self.key_lines, self.source, self.duplicates
+        return data, key_lines, self.source, self.duplicates
 
     def block(self, key: str, i: int) -> int:
         """The indented block under ``key:`` starting at line ``i``; returns the next
@@ -128,6 +133,12 @@ class _Doc:
     def scalar(self, text: str, where: Path_) -> Any:
         """One inline value (after ``: `` or ``- ``), recording retyped source text."""
         first = text[0] if text else ""
+        if first not in _SPECIAL_FIRST:  # plain text, the usual value
+            value = _plain(text)
+            typed = self.resolve(value)
+            if typed.__class__ is not str and len(where) <= 2:
+                self.source[where] = value
+            return typed
         if first == '"':
             end = text.find('"', 1)
             if end < 0 or "\\" in text[:end]:
@@ -138,13 +149,7 @@ class _Doc:
             end = _closing_quote(text)
             _trailer(text[end + 1 :])
             return text[1:end].replace("''", "'")
-        if first == "[":
-            return self.flow(text, where)
-        value = _plain(text)
-        typed = self.resolve(value)
-        if not isinstance(typed, str) and value and len(where) <= 2:
-            self.source[where] = value
-        return typed
+        return self.flow(text, where)  # first == "["
 
     def flow(self, text: str, where: Path_) -> list[Any]:
         end = text.find("]")

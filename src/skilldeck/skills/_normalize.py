@@ -26,6 +26,7 @@ MAX_DESCRIPTION_LENGTH = 1024
 MAX_COMPATIBILITY_LENGTH = 500
 _SPEC_LIST = ", ".join(sorted(SPEC_FIELDS))
 _GOOD_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+_COLLECTIONS = (dict, list)  # for isinstance: a constant tuple, no union built per call
 
 _TEXT_FIELDS = ("license", "when_to_use", "model", "agent", "version")
 _TOOL_LISTS = ("allowed-tools", "disallowed-tools", "requires-tools", "forbidden-tools")
@@ -47,7 +48,9 @@ def from_metadata(
     """Strict-valid skills can only use the spec fields, so they declare skilldeck's
     ``version`` and ``entrypoint`` under ``metadata:``; read them from there when the
     top-level field is absent (an entrypoint gets the same checks)."""
-    meta: dict[str, str] = fields.get("metadata", {})
+    meta: dict[str, str] | None = fields.get("metadata")
+    if not meta:
+        return
     if "version" not in fields and meta.get("version"):
         fields["version"] = meta["version"]
     if "entrypoint" not in fields and meta.get("entrypoint"):
@@ -110,7 +113,7 @@ def skill_name(
     parsed: ParsedFrontmatter, folder: Path, c: Collector, key: str | None
 ) -> str | None:
     raw = parsed.data.get(key) if key else None
-    if isinstance(raw, dict | list):
+    if isinstance(raw, _COLLECTIONS):
         c.error("SD107", "`name` must be text (lowercase letters, digits and hyphens), "
                 "not a " + ("mapping" if isinstance(raw, dict) else "list") + ".",
                 key=key)  # fmt: skip
@@ -171,7 +174,7 @@ def _slugify(name: str) -> str:
 
 def skill_description(parsed: ParsedFrontmatter, c: Collector, key: str | None) -> str | None:
     raw = parsed.data.get(key) if key else None
-    if isinstance(raw, dict | list):
+    if isinstance(raw, _COLLECTIONS):
         c.error("SD112", "`description` must be text, not a "
                 + ("mapping" if isinstance(raw, dict) else "list")
                 + "; quote the whole value.", key=key)  # fmt: skip
@@ -189,7 +192,7 @@ def skill_description(parsed: ParsedFrontmatter, c: Collector, key: str | None) 
 
 
 def _compatibility(parsed: ParsedFrontmatter, key: str, value: Any, c: Collector) -> str | None:
-    if isinstance(value, dict | list):
+    if isinstance(value, _COLLECTIONS):
         c.flag("SD121", "`compatibility` must be text (e.g. `Requires git and Python "
                "3.11+`).", key=key)  # fmt: skip
         return None
@@ -208,7 +211,7 @@ def _metadata(parsed: ParsedFrontmatter, key: str, value: Any, c: Collector) -> 
     out: dict[str, str] = {}
     for sub, item in value.items():
         text = F.text_of(parsed, (key, sub), item)
-        if isinstance(item, dict | list):
+        if isinstance(item, _COLLECTIONS):
             c.warn("SD131", f"metadata value `{sub}` is a nested "
                    + ("mapping" if isinstance(item, dict) else "list")
                    + f"; stored as the text {text!r}. Metadata values are strings.",

@@ -4,13 +4,24 @@ What a snapshot holds, and why it is enough to skip work safely:
 
 * the mtime of every folder the walk visited — a folder's mtime changes whenever an
   entry is added, removed or renamed in it, so if none changed, the set of SKILL.md
-  files is the same and the tree need not be listed again;
+  files (and of ``skill.py`` files beside them) is the same and the tree need not be
+  listed again;
 * the state of every symlink met (a dangling link that starts resolving changes no
   folder's mtime, so links are re-checked one by one);
 * per SKILL.md: ``(mtime_ns, size)`` and the validated load result (metadata, body
-  offset, kind, diagnostics). A file whose stat still matches is not read again:
-  its metadata is rebuilt from the stored, already-normalised fields, so the warm
-  path parses no YAML and runs none of the frontmatter rules.
+  offset, declared kind, diagnostics, name). A file whose stat still matches is not
+  read again: the skill is rebuilt from the stored, already-normalised fields, so
+  the warm path parses no YAML and runs none of the frontmatter rules.
+
+The metadata and diagnostics are not in the JSON tree at all: they go, as one
+:mod:`marshal` chunk of plain data per skill, into a sidecar file
+(``<name>.<token>.blob``) that the row points into, and which is only read when a
+skill is asked for more than its name (see
+:class:`~skilldeck.skills.skill.SnapshotBlob`). Loading a snapshot then decodes a
+few small values per skill, and nearly all of a warm discovery is the ``stat``
+calls that prove nothing changed. The sidecar is written before the JSON that
+names it and never rewritten (each snapshot gets a new token), so a JSON file and
+the blob it names always belong together; older blobs are removed after a write.
 
 Timestamps written in the last :data:`RACY_NS` before the scan started are not
 trusted (the "racy git" problem: a second write within the filesystem's timestamp
@@ -19,7 +30,8 @@ granularity leaves mtime unchanged), so such entries are re-checked next time.
 The file records a format key built from the snapshot format, skilldeck's version,
 strict mode and the size+mtime of the ``skills`` package's modules: any change there
 drops the snapshot. A missing, unreadable or corrupt file is ignored and rebuilt.
-Only plain JSON is stored — never pickle — and writes are atomic (not fsynced:
+Only plain data is stored (JSON, and marshal of dicts/lists/strings/numbers in the
+sidecar) — never pickle — and writes are atomic (not fsynced:
 see :func:`_replace`).
 """
 
@@ -27,22 +39,36 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import json
+import operator
 import os
-import tempfile
+import sys
+import time
+import zlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from skilldeck.skills.diagnostics import Diagnostic, Severity
-from skilldeck.skills.skill import Skill, SkillKind, SkillSource, detect_kind
-from skilldeck.skills.spec import SkillMetadata
+from skilldeck.skills.skill import (
+    Skill,
+    SkillKind,
+    SkillSource,
+    SnapshotBlob,
+    declared_kind_of,
+    diagnostic_from_row,
+    diagnostic_to_row,
+    encode_stored,
+    snapshot_skill,
+)
 from skilldeck.skills.walk import Tree, link_state
+
+if TYPE_CHECKING:
+    from skilldeck.skills.diagnostics import Diagnostic
 
 __all__ = [
     "RACY_NS",
     "Record",
     "RootSnapshot",
+    "Stored",
     "load_snapshot",
     "record_from_load",
     "save_snapshot",
@@ -50,32 +76,84 @@ __all__ = [
     "snapshot_path",
 ]
 
-FORMAT = 1
+FORMAT = 2
 #: Entries modified this recently before a scan are re-checked on the next one.
 RACY_NS = 2_000_000_000
-#: One SKILL.md: [mtime_ns, size, metadata-or-None, body_offset, kind, diagnostics, name]
+#: Blobs of older snapshots of a root are removed once they are this old.
+STALE_BLOB_SECONDS = 60
+#: One SKILL.md: ``[mtime_ns, size, metadata, body_offset, kind, diagnostics, name]``.
+#: Fresh from a parse, metadata is a dict (None when the skill did not load) and
+#: diagnostics a list of rows; read back from a snapshot, metadata is a
+#: :class:`Stored` reference to the blob chunk holding both, and diagnostics None. ``kind`` is the
+#: declared kind (``prompt`` or ``script``): whether a ``skill.py`` makes it
+#: ``code`` comes from the walk.
 Record = list[Any]
+#: One row of the file: ``[rel, mtime_ns, size, start, body_offset, kind, end, name]``
+#: with bytes ``start:end`` of the blob the marshal of ``[metadata-or-None, diagnostic rows]``.
+
+_KINDS = {str(k): k for k in SkillKind}
+_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True).encode
+#: a C getter: no Python frame per folder in :meth:`RootSnapshot.tree_unchanged`
+_mtime_ns = operator.attrgetter("st_mtime_ns")
+
+
+class Stored:
+    """A record's metadata and diagnostics still encoded, as a snapshot holds them."""
+
+    __slots__ = ("blob", "end", "gate", "start")
+
+    def __init__(self, blob: SnapshotBlob, start: int, end: int, gate: bool) -> None:
+        self.blob, self.start, self.end, self.gate = blob, start, end, gate
+
+    @property
+    def chunk(self) -> bytes:
+        return self.blob.chunk(self.start, self.end)
 
 
 class RootSnapshot:
-    """A root's tree plus its per-file records, as loaded from disk."""
+    """A root's tree, its rows (in tree order) and the blob they point into."""
 
-    __slots__ = ("records", "tree")
+    __slots__ = ("blob", "gate", "rows", "tree")
 
-    def __init__(self, tree: Tree, records: dict[str, Record]) -> None:
+    def __init__(
+        self, tree: Tree, rows: list[list[Any]], blob: SnapshotBlob, gate: set[str]
+    ) -> None:
         self.tree = tree
-        self.records = records
+        self.rows = rows
+        self.blob = blob
+        self.gate = gate
+
+    def full_tree(self) -> Tree:
+        """The tree with its SKILL.md list, which the warm path itself never needs."""
+        if not self.tree.skill_mds:
+            self.tree.skill_mds = [row[0] for row in self.rows]
+        return self.tree
+
+    @property
+    def records(self) -> dict[str, Record]:
+        """Rows as records (TypeError/ValueError on a malformed row)."""
+        blob, gate, out = self.blob, self.gate, {}
+        for rel, mtime, size, start, offset, kind, end, name in self.rows:
+            if type(start) is not int or type(end) is not int:
+                continue
+            stored = Stored(blob, start, end, rel in gate)
+            out[rel] = [mtime, size, stored, offset, kind, None, name]
+        return out
 
     def tree_unchanged(self) -> bool:
-        """True when no visited folder and no symlink changed since the snapshot."""
+        """True when no visited folder and no symlink changed since the snapshot.
+
+        One ``stat`` per folder, in C loops (``map``) and one list comparison: on a
+        warm discovery this is about half of all the work.
+        """
         root = self.tree.root
         prefix = root.rstrip(os.sep) + os.sep
-        stat = os.stat
+        dirs = self.tree.dirs
         try:
-            for rel, mtime in self.tree.dirs.items():
-                if stat(prefix + rel if rel else root).st_mtime_ns != mtime:
-                    return False
-        except OSError:
+            now = list(map(_mtime_ns, map(os.stat, map(prefix.__add__, dirs))))
+        except (OSError, TypeError, ValueError):
+            return False
+        if now != list(dirs.values()):
             return False
         return all(link_state(prefix + rel) == st for rel, st in self.tree.links.items())
 
@@ -84,7 +162,9 @@ def _format_key(strict: bool) -> str:
     """What a snapshot's validity depends on besides the files themselves."""
     from skilldeck import __version__
 
-    return f"{FORMAT}|{__version__}|{int(strict)}|{_code_stamp()}"
+    # the Python version too: the blob is marshal data
+    python = "{}.{}".format(*sys.version_info[:2])
+    return f"{FORMAT}|{__version__}|{python}|{int(strict)}|{_code_stamp()}"
 
 
 @functools.cache
@@ -98,50 +178,63 @@ def _code_stamp() -> str:
             if entry.name.endswith(".py"):
                 st = entry.stat()
                 parts.append(f"{entry.name}:{st.st_mtime_ns}:{st.st_size}")
-    return hashlib.sha1("/".join(sorted(parts)).encode()).hexdigest()[:16]
+    return _digest("/".join(sorted(parts)))
+
+
+def _digest(text: str) -> str:
+    """A short, stable name for ``text`` (not security-relevant: a collision only
+    makes two roots share, and keep rebuilding, one snapshot file)."""
+    data = text.encode("utf-8", "surrogatepass")
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data) & 0xFFFF:04x}"
 
 
 def snapshot_path(cache_dir: Path, root: Path) -> Path:
-    digest = hashlib.sha1(os.path.realpath(root).encode("utf-8", "surrogatepass"))
-    return cache_dir / "discovery" / f"{digest.hexdigest()[:24]}.json"
+    return cache_dir / "discovery" / f"{_digest(os.path.realpath(root))}.json"
+
+
+def _blob_path(json_path: Path, token: str) -> Path:
+    return json_path.with_name(f"{json_path.stem}.{token}.blob")
 
 
 def load_snapshot(cache_dir: Path, root: Path, *, strict: bool) -> RootSnapshot | None:
-    """The stored snapshot of ``root``, or None when absent, stale or corrupt."""
+    """The stored snapshot of ``root``, or None when absent, stale or corrupt.
+
+    Only the outer shape is checked here; rows are checked as they are used (see
+    ``discover``), and a malformed row makes the whole root be scanned afresh.
+    """
     path = snapshot_path(cache_dir, root)
     try:
-        data = json.loads(path.read_bytes())
+        with open(path, "rb") as fh:
+            data = json.loads(fh.read())
     except (OSError, ValueError):
         return None
     try:
         if data["v"] != _format_key(strict) or data["real"] != os.path.realpath(root):
             return None
-        rows, dirs, links = data["skills"], data["dirs"], data["links"]
-        if not (_well_formed(rows) and isinstance(dirs, dict) and isinstance(links, dict)):
+        rows, dirs, links, token = data["skills"], data["dirs"], data["links"], data["blob"]
+        if not (
+            type(rows) is list
+            and type(dirs) is dict
+            and type(links) is dict
+            and type(token) is str
+            and token.isalnum()
+        ):
             return None
+        blob_path = _blob_path(path, token)
+        if os.stat(blob_path).st_size != data["blob_size"]:
+            return None  # gone or not the one written with this index: rebuild both
         tree = Tree(
             str(root),
-            skill_mds=[row[0] for row in rows],
+            skill_mds=[],  # the rows' paths: filled by RootSnapshot.full_tree() when needed
             dirs=dirs,
             links=links,
-            diagnostics=[_diag_from(d, None) for d in data["diags"]],
+            diagnostics=[diagnostic_from_row(d, None) for d in data["diags"]],
+            with_code=set(data["code"]),
         )
-        records = {row[0]: row[1:] for row in rows}
-    except (KeyError, TypeError, IndexError, ValueError, AttributeError):
+        gate = set(data["gate"])
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError, OSError):
         return None
-    return RootSnapshot(tree, records)
-
-
-def _well_formed(rows: Any) -> bool:
-    """The shape the warm path relies on (a damaged file must not crash it)."""
-    return isinstance(rows, list) and all(
-        type(row) is list
-        and len(row) == 8
-        and type(row[0]) is str
-        and type(row[1]) is int
-        and type(row[2]) is int
-        for row in rows
-    )
+    return RootSnapshot(tree, rows, SnapshotBlob(str(blob_path)), gate)
 
 
 def save_snapshot(
@@ -156,48 +249,90 @@ def save_snapshot(
     """Write the snapshot atomically; a cache that cannot be written is not an error."""
     racy_after = started - RACY_NS
     dirs = {rel: (-1 if m >= racy_after else m) for rel, m in tree.dirs.items()}
-    rows = []
+    rows: list[list[Any]] = []
+    chunks: list[bytes] = []
+    gate: list[str] = []
+    pos = 0
     for rel in tree.skill_mds:
         rec = records.get(rel)
         if rec is None:
             continue
-        if rec[0] >= racy_after:
-            rec = [-1, *rec[1:]]
-        rows.append(_row_json(rel, rec))
-    head = _dumps(
-        {
-            "v": _format_key(strict),
-            "real": os.path.realpath(root),
-            "dirs": dirs,
-            "links": tree.links,
-            "diags": [_diag_to(d, None) for d in tree.diagnostics],
-        }
-    )
-    # rows are encoded one by one (see _row_json) and spliced in, not encoded twice
-    data = f'{head[:-1]},"skills":[{",".join(rows)}]}}'.encode("ascii")
-    with contextlib.suppress(OSError):  # a read-only or full disk only costs speed
-        _replace(snapshot_path(cache_dir, root), data)
-
-
-def _dumps(value: Any) -> str:
+        row, chunk, gated = _row(rel, rec, racy_after, pos)
+        rows.append(row)
+        chunks.append(chunk)
+        pos += len(chunk)
+        if gated:
+            gate.append(rel)
+    path = snapshot_path(cache_dir, root)
+    token = os.urandom(6).hex()
+    head = {
+        "v": _format_key(strict),
+        "real": os.path.realpath(root),
+        "dirs": dirs,
+        "links": tree.links,
+        "code": sorted(tree.with_code),
+        "gate": gate,
+        "diags": [diagnostic_to_row(d, None) for d in tree.diagnostics],
+        "blob": token,
+        "blob_size": pos,
+        "skills": rows,
+    }
     # ASCII escapes keep undecodable file names (surrogates) round-tripping exactly
-    return json.dumps(value, separators=(",", ":"))
+    data = _dumps(head).encode("ascii")
+    with contextlib.suppress(OSError):  # a read-only or full disk only costs speed
+        blob = _blob_path(path, token)
+        _replace(blob, b"".join(chunks))  # first: a JSON file never names a missing blob
+        _replace(path, data)
+        _remove_stale_blobs(path, keep=blob.name)
 
 
-def _row_json(rel: str, rec: Record) -> str:
-    """One SKILL.md's row. A record JSON cannot hold exactly (an unexpected type in
-    an unknown field, say) keeps its place in the tree with an impossible mtime, so
-    that file is simply parsed again every time."""
+def _remove_stale_blobs(json_path: Path, *, keep: str) -> None:
+    """Blobs of earlier snapshots of this root. Recent ones are kept: they may be
+    another process's, about to be named by the index it writes next (an index
+    whose blob is missing is simply rebuilt, see :func:`load_snapshot`). A process
+    still holding a removed blob's snapshot only loses speed: its skills read
+    their SKILL.md when asked for more than a name."""
+    prefix = f"{json_path.stem}."
+    old = time.time() - STALE_BLOB_SECONDS
+    with os.scandir(json_path.parent) as it:
+        for entry in it:
+            name = entry.name
+            if name.startswith(prefix) and name.endswith(".blob") and name != keep:
+                with contextlib.suppress(OSError):
+                    if entry.stat().st_mtime < old:
+                        os.unlink(entry.path)
+
+
+def _row(rel: str, rec: Record, racy_after: int, pos: int) -> tuple[list[Any], bytes, bool]:
+    """One SKILL.md's row, its blob chunk and whether gating must look at it. A
+    record that is not plain data (an unexpected type in an unknown field, say)
+    keeps its place in the tree with an impossible mtime, so that file is simply
+    parsed again."""
+    mtime, size, meta, offset, kind, diags, name = rec
     try:
-        return _dumps([rel, *rec])
-    except (TypeError, ValueError):
-        return _dumps([rel, -1, rec[1], None, 0, None, [], rec[6]])
+        if isinstance(meta, Stored):
+            chunk, gated = meta.chunk, meta.gate
+        else:
+            chunk = encode_stored(meta, diags or [])
+            gated = meta is not None and bool(
+                meta.get("requires_tools")
+                or meta.get("requires_bins")
+                or meta.get("requires_env")
+                or meta.get("compatibility")
+            )
+    except (TypeError, ValueError, OSError):  # not plain data: parse it every time
+        mtime, chunk, gated = -1, encode_stored(None, []), False
+    if mtime >= racy_after:
+        mtime = -1
+    return [rel, mtime, size, pos, offset, kind, pos + len(chunk), name], chunk, gated
 
 
 def _replace(path: Path, data: bytes) -> None:
     """Atomic (never half a file) but not durable: no fsync. After a crash a
     snapshot is at worst old or missing, which costs one re-parse — while an fsync
     costs more than a whole warm discovery."""
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -214,61 +349,56 @@ def _replace(path: Path, data: bytes) -> None:
 
 
 def record_from_load(
-    st: os.stat_result,
+    stamp: tuple[int, int],
     skill: Skill | None,
     diagnostics: list[Diagnostic],
     *,
     name: str,
 ) -> Record:
-    """What to remember about one SKILL.md after :func:`load_skill` read it."""
-    md = str(skill.skill_md) if skill else None
-    diags = [_diag_to(d, md) for d in diagnostics]
+    """What to remember about one SKILL.md after :func:`load_skill` read it at
+    ``stamp`` (its ``(mtime_ns, size)``)."""
+    mtime, size = stamp
+    md = skill.skill_md_str if skill else None
+    diags = [diagnostic_to_row(d, md) for d in diagnostics]
     if skill is None:
-        return [st.st_mtime_ns, st.st_size, None, 0, None, diags, name]
-    meta = skill.metadata.model_dump(exclude_defaults=True)
-    return [st.st_mtime_ns, st.st_size, meta, skill.body_offset, str(skill.kind), diags, name]
+        return [mtime, size, None, 0, None, diags, name]
+    meta = skill.field_values()
+    # whether skill.py makes it a code skill is the walk's to say: store what is declared
+    kind = str(declared_kind_of(meta) if skill.kind is SkillKind.CODE else skill.kind)
+    return [mtime, size, meta, skill.body_offset, kind, diags, name]
 
 
 def skill_from_record(
-    rec: Record, md: str, *, source: SkillSource, root: Path, recheck_kind: bool
+    rec: Record, md: str, *, source: SkillSource, root: Path, has_code: bool
 ) -> tuple[Skill | None, list[Diagnostic], str] | None:
     """Rebuild (skill-or-None, diagnostics, name) from a record without parsing;
-    None when the record is unusable (then the file is simply parsed again)."""
+    None when the record is unusable (then the file is simply parsed again).
+
+    Diagnostics are only decoded here for a skill that did not load; a loaded one
+    decodes them (and its metadata) when asked.
+    """
     try:
-        _mtime, _size, meta, offset, kind, diags, name = rec
-        skill_md = Path(md)
-        diagnostics = [_diag_from(d, skill_md) for d in diags]
-        if meta is None:
-            return None, diagnostics, name
-        # Re-validating stored, normalised fields costs ~3 µs in pydantic-core;
-        # model_construct is slower here, as it inspects every default factory.
-        metadata = SkillMetadata.model_validate(meta)
-        folder = skill_md.parent
-        skill = Skill(
-            metadata=metadata,
-            folder=folder,
-            skill_md=skill_md,
-            source=source,
-            root=root,
-            body_offset=offset,
-            kind=detect_kind(folder, metadata) if recheck_kind else _KINDS[kind],
-            diagnostics=diagnostics,
+        _mtime, _size, stored, offset, kind, _diags, name = rec
+        if type(name) is not str or type(offset) is not int or not isinstance(stored, Stored):
+            return None
+        if kind is None:  # a skill that did not load: its diagnostics are all there is
+            meta, rows = stored.blob.decode(stored.start, stored.end)
+            if meta is not None:
+                return None
+            skill_md = Path(md)
+            return None, [diagnostic_from_row(d, skill_md) for d in rows], name
+        skill = snapshot_skill(
+            name,
+            md,
+            stored.blob,
+            stored.start,
+            stored.end,
+            stored.gate,
+            source,
+            root,
+            offset,
+            SkillKind.CODE if has_code else _KINDS[kind],
         )
-    except (ValueError, TypeError, KeyError):  # pydantic's ValidationError is a ValueError
+    except (ValueError, TypeError, KeyError):
         return None
-    return skill, diagnostics, name
-
-
-_KINDS = {str(k): k for k in SkillKind}
-_SEVERITIES = {str(s): s for s in Severity}
-
-
-def _diag_to(d: Diagnostic, md: str | None) -> list[Any]:
-    path = None if d.path is None else ("=" if str(d.path) == md else str(d.path))
-    return [d.code, d.rule, d.message, str(d.severity), d.line, path]
-
-
-def _diag_from(row: list[Any], md: Path | None) -> Diagnostic:
-    code, rule, message, severity, line, path = row
-    where = md if path == "=" else (Path(path) if path else None)
-    return Diagnostic(code, rule, message, severity=_SEVERITIES[severity], path=where, line=line)
+    return skill, [], name

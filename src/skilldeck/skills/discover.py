@@ -22,21 +22,27 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
+import operator
 import os
 import stat as stat_mod
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from skilldeck.skills import cache as cache_mod
 from skilldeck.skills.diagnostics import Diagnostic
-from skilldeck.skills.skill import Skill, SkillSource
+from skilldeck.skills.skill import Skill, SkillKind, SkillSource
 from skilldeck.skills.walk import ROOT_NOT_FOUND, Tree, diagnostic, walk_tree
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
-    from skilldeck.skills.cache import Record
+    from skilldeck.skills.cache import Record, RootSnapshot
+
+_KINDS = {str(k): k for k in SkillKind}
 
 __all__ = [
     "DiscoveryResult",
@@ -81,12 +87,25 @@ class RootScan:
     skills: list[Skill] = field(default_factory=list)
     invalid: list[InvalidSkill] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    #: (SKILL.md path, mtime_ns, size) of every skill file, for fingerprints.
-    files: list[tuple[str, int, int]] = field(default_factory=list)
+    #: every skill file's path, mtime_ns and size (see ``files``)
+    file_paths: list[str] = field(default_factory=list)
+    file_mtimes: list[int] = field(default_factory=list)
+    file_sizes: list[int] = field(default_factory=list)
     #: how many SKILL.md files were parsed (0 on a fully warm scan)
     parsed: int = 0
     #: True when the directory tree was taken from the snapshot without re-listing
     tree_from_cache: bool = False
+
+    @property
+    def files(self) -> list[tuple[str, int, int]]:
+        """(SKILL.md path, mtime_ns, size) of every skill file, for fingerprints.
+        Kept as three flat lists: no tuple per file for the collector to walk."""
+        return list(zip(self.file_paths, self.file_mtimes, self.file_sizes, strict=True))
+
+    def add_file(self, path: str, mtime: int, size: int) -> None:
+        self.file_paths.append(path)
+        self.file_mtimes.append(mtime)
+        self.file_sizes.append(size)
 
 
 @dataclass(slots=True)
@@ -204,7 +223,7 @@ def _drop_overlaps(scans: list[RootScan]) -> None:
     for scan in scans:
         kept: list[Skill] = []
         for skill in scan.skills:
-            real = os.path.realpath(skill.skill_md)
+            real = os.path.realpath(skill.skill_md_str)
             if real not in seen:
                 seen.add(real)
                 kept.append(skill)
@@ -219,14 +238,12 @@ def _drop_overlaps(scans: list[RootScan]) -> None:
 
 def scan_root(root: Root, *, cache_dir: Path | None, strict: bool = False) -> RootScan:
     """Scan one root, reusing its snapshot where the files did not change."""
-    from skilldeck.skills import cache as cache_mod
-
-    scan = RootScan(root)
     try:
         is_dir = stat_mod.S_ISDIR(os.stat(root.path).st_mode)
     except OSError:
         is_dir = False
     if not is_dir:
+        scan = RootScan(root)
         if root.explicit:
             scan.diagnostics.append(
                 diagnostic(ROOT_NOT_FOUND, f"Skill root {root.path} is not a folder.", root.path)
@@ -235,63 +252,248 @@ def scan_root(root: Root, *, cache_dir: Path | None, strict: bool = False) -> Ro
     started = time.time_ns()
     snapshot = cache_mod.load_snapshot(cache_dir, root.path, strict=strict) if cache_dir else None
     if snapshot is not None and snapshot.tree_unchanged():
-        tree, scan.tree_from_cache = snapshot.tree, True
-    else:
-        tree = walk_tree(root.path)
+        scan = RootScan(root, tree_from_cache=True)
+        try:
+            records = _load_unchanged_tree(scan, snapshot, strict=strict)
+        except (ValueError, TypeError, IndexError, KeyError):
+            snapshot = None  # a damaged row: scan afresh, trusting nothing stored
+        else:
+            scan.diagnostics.extend(snapshot.tree.diagnostics)
+            if cache_dir is not None and records is not None:
+                tree = snapshot.full_tree()
+                cache_mod.save_snapshot(
+                    cache_dir, root.path, tree, records, started=started, strict=strict
+                )
+            return scan
+    scan = RootScan(root)
+    tree = walk_tree(root.path)
     scan.diagnostics.extend(tree.diagnostics)
-    records = _load_all(scan, tree, snapshot.records if snapshot else {}, strict=strict)
-    if cache_dir is not None and (scan.parsed or not scan.tree_from_cache):
+    records = _load_all(scan, tree, _records_of(snapshot), strict=strict)
+    if cache_dir is not None:
         cache_mod.save_snapshot(cache_dir, root.path, tree, records, started=started, strict=strict)
     return scan
+
+
+def _records_of(snapshot: RootSnapshot | None) -> dict[str, Record]:
+    if snapshot is None:
+        return {}
+    try:
+        return snapshot.records
+    except (TypeError, ValueError, IndexError, KeyError):  # malformed rows: reuse none
+        return {}
+
+
+def _prefix(tree: Tree) -> str:
+    return tree.root.rstrip(os.sep) + os.sep
+
+
+def _md_path(prefix: str, rel: str) -> str:
+    """The SKILL.md path as ``Path`` would print it (``rel`` uses ``/``)."""
+    return prefix + (rel if os.sep == "/" else rel.replace("/", os.sep))
+
+
+def _load_unchanged_tree(
+    scan: RootScan, snapshot: RootSnapshot, *, strict: bool
+) -> dict[str, Record] | None:
+    """The warm path: the tree is the snapshot's, so its rows are the SKILL.md files,
+    in order. One ``stat`` per file (in a C loop); a row whose (mtime, size) still
+    match becomes a skill without reading or decoding anything. Returns the records
+    to store when any file had to be read again, None when the snapshot stays as it
+    is. A malformed row raises (ValueError/TypeError/KeyError/IndexError) and the
+    caller scans the root afresh."""
+    tree, rows = snapshot.tree, snapshot.rows
+    prefix = _prefix(tree)
+    mds = [prefix + row[0] for row in rows]
+    if os.sep != "/":
+        mds = [_md_path(prefix, row[0]) for row in rows]
+    try:
+        stats: list[os.stat_result | None] = list(map(os.stat, mds))
+    except OSError:  # one went missing since: look at them one by one
+        stats = [_stat_or_none(md) for md in mds]
+    blob, gate, with_code = snapshot.blob, snapshot.gate, tree.with_code
+    source, root = scan.root.source, scan.root.path
+    add_skill, new_skill, kinds, code = scan.skills.append, object.__new__, _KINDS, SkillKind.CODE
+    others: dict[int, os.stat_result | None] = {}  # rows not rebuilt by the fast branch
+    fresh: dict[str, Record | None] = {}
+    for index, (md, st, row) in enumerate(zip(mds, stats, rows, strict=True)):
+        rel, mtime, size, start, offset, kind, end, name = row
+        if st is not None and st.st_mtime_ns == mtime and st.st_size == size and kind:
+            if type(offset) is not int or type(name) is not str:
+                raise ValueError(f"malformed snapshot row for {rel}")
+            # snapshot_skill(), inlined: a call per skill is a tenth of a warm scan
+            skill = new_skill(Skill)
+            skill._name, skill._md, skill._metadata, skill._stamp = name, md, None, None
+            skill._blob, skill._start, skill._end = blob, start, end
+            skill._gate = rel in gate if gate else False  # (no hashing for empty sets)
+            skill.source, skill.root, skill.body_offset = source, root, offset
+            skill.kind = code if with_code and rel in with_code else kinds[kind]
+            skill.enabled, skill.unavailable_reason = True, None
+            add_skill(skill)
+        else:
+            others[index] = st
+            _load_other(scan, snapshot, row, md, st, fresh, strict=strict)
+    _record_files(scan, mds, rows, others)
+    if not fresh:
+        return None
+    records = snapshot.records
+    for rel, new in fresh.items():
+        if new is None:
+            records.pop(rel, None)
+        else:
+            records[rel] = new
+    return records
+
+
+def _stat_or_none(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except OSError:
+        return None
+
+
+def _load_other(
+    scan: RootScan,
+    snapshot: RootSnapshot,
+    row: list[Any],
+    md: str,
+    st: os.stat_result | None,
+    fresh: dict[str, Record | None],
+    *,
+    strict: bool,
+) -> None:
+    """A row the fast branch of :func:`_load_unchanged_tree` did not take: a changed
+    or removed file (its new record, or None, goes to ``fresh``) or a skill that did
+    not load (rebuilt from its record: nothing to store)."""
+    rel, mtime, size, start, offset, kind, end, name = row
+    if st is None:
+        fresh[rel] = None  # removed since
+        return
+    stored = cache_mod.Stored(snapshot.blob, start, end, rel in snapshot.gate)
+    rec = [mtime, size, stored, offset, kind, None, name]
+    parsed = scan.parsed
+    with_code = snapshot.tree.with_code
+    stamp = (st.st_mtime_ns, st.st_size)
+    new = _load_one(scan, rel, md, stamp, rec, with_code, strict=strict, add_file=False)
+    if scan.parsed != parsed:
+        fresh[rel] = new
+
+
+def _record_files(
+    scan: RootScan,
+    mds: list[str],
+    rows: list[list[Any]],
+    others: dict[int, os.stat_result | None],
+) -> None:
+    """Fill ``scan``'s file lists in tree order (fingerprints depend on it)."""
+    if not others:  # the usual warm case: all three lists in C loops
+        scan.file_paths = mds
+        scan.file_mtimes = list(map(_SECOND, rows))
+        scan.file_sizes = list(map(_THIRD, rows))
+        return
+    for index, (md, row) in enumerate(zip(mds, rows, strict=True)):
+        if index not in others:
+            scan.add_file(md, row[1], row[2])
+            continue
+        st = others[index]
+        if st is not None:
+            scan.add_file(md, st.st_mtime_ns, st.st_size)
+
+
+_SECOND, _THIRD = operator.itemgetter(1), operator.itemgetter(2)
 
 
 def _load_all(
     scan: RootScan, tree: Tree, cached: dict[str, Record], *, strict: bool
 ) -> dict[str, Record]:
-    """Load every SKILL.md of ``tree``: from its record when the file's (mtime, size)
-    still match, else by parsing it. Returns the records to store."""
-    from skilldeck.skills import cache as cache_mod
-
-    root, source = scan.root.path, scan.root.source
+    """Load every SKILL.md of a freshly walked ``tree``: from its record when the
+    file's (mtime, size) still match, else by parsing it. Returns the records to store.
+    A file with no record is not ``stat``-ed first: the parse reports the stamp it
+    read the file at."""
     records: dict[str, Record] = {}
-    prefix = tree.root.rstrip(os.sep) + os.sep
+    prefix = _prefix(tree)
+    with_code = tree.with_code
     for rel in tree.skill_mds:
-        md = prefix + rel
-        try:
-            st = os.stat(md)
-        except OSError:
-            continue  # removed since the walk
+        md = _md_path(prefix, rel)
         rec = cached.get(rel)
-        loaded = None
-        if rec is not None and rec[0] == st.st_mtime_ns and rec[1] == st.st_size:
-            loaded = cache_mod.skill_from_record(
-                rec, md, source=source, root=root, recheck_kind=not scan.tree_from_cache
-            )
-        if rec is not None and loaded is not None:
-            skill, diags, name = loaded
-        else:
-            skill, diags = _parse(Path(md), source=source, root=root, strict=strict)
-            name = skill.name if skill else os.path.basename(os.path.dirname(md))
-            rec = cache_mod.record_from_load(st, skill, diags, name=name)
-            scan.parsed += 1
-        records[rel] = rec
-        scan.files.append((md, st.st_mtime_ns, st.st_size))
-        if skill is not None:
-            scan.skills.append(skill)
-        else:
-            folder = Path(md).parent
-            scan.invalid.append(InvalidSkill(name, folder, Path(md), source, root, diags))
+        stamp = None
+        if rec is not None:
+            try:
+                st = os.stat(md)
+            except OSError:
+                continue  # removed since the walk
+            stamp = (st.st_mtime_ns, st.st_size)
+        new = _load_one(scan, rel, md, stamp, rec, with_code, strict=strict)
+        if new is not None:
+            records[rel] = new
     return records
 
 
+def _load_one(
+    scan: RootScan,
+    rel: str,
+    md: str,
+    stamp: tuple[int, int] | None,
+    rec: Record | None,
+    with_code: set[str],
+    *,
+    strict: bool,
+    add_file: bool = True,
+) -> Record | None:
+    """One SKILL.md into ``scan``: from ``rec`` when it still matches ``stamp`` (the
+    file's (mtime, size), None when not taken yet), else parsed. Returns its record,
+    None when the file is gone."""
+    root, source = scan.root.path, scan.root.source
+    loaded = None
+    if rec is not None and stamp is not None and rec[0] == stamp[0] and rec[1] == stamp[1]:
+        loaded = cache_mod.skill_from_record(
+            rec, md, source=source, root=root, has_code=rel in with_code
+        )
+    if loaded is not None:
+        skill, diags, name = loaded
+    else:
+        skill, diags = _parse(
+            Path(md), source=source, root=root, strict=strict, has_code=rel in with_code
+        )
+        if stamp is None:
+            # what the parse saw; a file it could not read is stat-ed now (an edit
+            # racing this is caught by the snapshot's racy-timestamp rule)
+            stamp = skill._stamp if skill is not None else None
+            stamp = stamp or _stamp_of(md)
+            if stamp is None:
+                return None  # removed since the walk
+        name = skill.name if skill else os.path.basename(os.path.dirname(md))
+        rec = cache_mod.record_from_load(stamp, skill, diags, name=name)
+        scan.parsed += 1
+        if skill is not None and diags:
+            skill.diagnostics_as_rows(rec[5])  # fewer objects for the collector
+    if add_file and stamp is not None:
+        scan.add_file(md, stamp[0], stamp[1])
+    if skill is not None:
+        scan.skills.append(skill)
+    else:
+        skill_md = Path(md)
+        scan.invalid.append(InvalidSkill(name, skill_md.parent, skill_md, source, root, diags))
+    return rec
+
+
+def _stamp_of(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
 def _parse(
-    skill_md: Path, *, source: SkillSource, root: Path, strict: bool
+    skill_md: Path, *, source: SkillSource, root: Path, strict: bool, has_code: bool
 ) -> tuple[Skill | None, list[Diagnostic]]:
     """Read one SKILL.md's frontmatter. Looked up through the module each time so a
-    test can count parses by patching ``validate.load_skill``."""
-    from skilldeck.skills import validate
-
-    loaded: tuple[Skill | None, list[Diagnostic]] = validate.load_skill(
-        skill_md, strict=strict, source=source, root=root
+    test can count parses by patching ``validate.load_skill``; the module itself is
+    imported on first use only (it brings the metadata model, which a warm
+    discovery never needs)."""
+    name = "skilldeck.skills.validate"
+    module = sys.modules.get(name) or importlib.import_module(name)
+    loaded: tuple[Skill | None, list[Diagnostic]] = module.load_skill(
+        skill_md, strict=strict, source=source, root=root, has_code=has_code, lazy=True
     )
     return loaded

@@ -13,7 +13,7 @@ from typing import Any
 from skilldeck.skills.diagnostics import Diagnostic
 from skilldeck.skills.skill import Skill, SkillSource
 
-__all__ = ["EntryStatus", "RefreshResult", "Shadowing", "SkillEntry"]
+__all__ = ["EntryStatus", "RefreshResult", "Shadowing", "SkillEntry", "active_row"]
 
 
 class EntryStatus(StrEnum):
@@ -68,6 +68,33 @@ class SkillEntry:
 
 def _problem(d: Diagnostic) -> dict[str, Any]:
     return {"code": d.code, "message": d.message, "line": d.line}
+
+
+def active_row(skill: Skill) -> dict[str, Any]:
+    """``SkillEntry.to_dict()`` of an *active* skill (the winner of its name, enabled
+    and available), built straight from the skill: no entry, no Path and no
+    Diagnostic objects, so ``skills list --json`` over thousands of snapshot skills
+    costs little more than the JSON encoding."""
+    errors: list[dict[str, Any]] = []
+    warnings: list[dict[str, Any]] = []
+    for code, _rule, message, severity, line, _path in skill.diagnostic_rows():
+        problem = {"code": code, "message": message, "line": line}
+        (errors if severity == "error" else warnings).append(problem)
+    return {
+        "name": skill.name,
+        "description": skill.description,
+        "path": skill.folder_str,
+        "skill_md": skill.skill_md_str,
+        "source": str(skill.source),
+        "kind": str(skill.kind),
+        "enabled": True,
+        "version": skill.version,
+        "status": "active",
+        "shadowed_by": None,
+        "reason": None,
+        "errors": errors,
+        "warnings": warnings,
+    }
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,7 +100,7 @@ def gating_reason(
 ) -> str | None:
     """The reason ``skill`` cannot be used here, or None. ``available_tools=None``
     means the tool set is not known yet, so ``requires-tools`` is not checked."""
-    meta = skill.metadata
+    meta = skill.gating_fields()
     env = os.environ if environ is None else environ
     reasons: list[str] = []
     if available_tools is not None:
@@ -125,7 +125,7 @@ def apply_gating(skills: Iterable[Skill], *, available_tools: set[str] | None) -
     A reason set by someone else (one that does not come from gating) is kept.
     """
     for skill in skills:
-        meta = skill.metadata
+        meta = skill.gating_fields()
         gated_before = skill.unavailable_reason is not None and skill in _GATED
         if not (
             meta.requires_tools

@@ -58,7 +58,7 @@ SD_TOO_LARGE = "SD006"
 SD_UNREADABLE = "SD008"
 SD_NO_SKILL_MD = "SD009"
 
-_CHUNK = 8192
+_CHUNK = 4096
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 _BOM = b"\xef\xbb\xbf"
 _CLOSE_RE = re.compile(rb"^---[ \t]*\r?$", re.MULTILINE)
@@ -83,6 +83,10 @@ class ParsedFrontmatter:
     key_lines: dict[str, int]
     source_text: dict[Path_, str] = field(default_factory=dict)
     duplicate_keys: tuple[tuple[str, int], ...] = ()
+    #: ``(mtime_ns, size)`` of the file when it was opened for this parse (None for
+    #: text not read from a file): what a cache keys the result by, without a
+    #: second ``stat`` (taken before reading, so a later edit always shows)
+    stamp: tuple[int, int] | None = field(default=None, compare=False, repr=False)
 
     def text(self, *path: str | int) -> str | None:
         """The source text recorded for ``path``, if YAML retyped that value."""
@@ -105,7 +109,7 @@ def parse_skill_md(path: Path) -> ParsedFrontmatter:
     file has no frontmatter, an unclosed one, invalid UTF-8 or YAML, or YAML that is not
     a mapping or is too large or too deeply nested to be a real frontmatter.
     """
-    raw, yaml_start, close_start, body_offset = _read_frontmatter(path)
+    raw, yaml_start, close_start, body_offset, stamp = _read_frontmatter(path)
     try:
         text = raw[yaml_start:close_start].decode("utf-8")
     except UnicodeDecodeError as e:
@@ -117,44 +121,45 @@ def parse_skill_md(path: Path) -> ParsedFrontmatter:
             line=line,
             code=SD_ENCODING,
         ) from e
-    return parse_yaml_text(text, path=path, body_offset=body_offset, first_line=2)
+    return _parse_text(text, path, body_offset, 2, stamp)
 
 
 def parse_yaml_text(
     text: str, *, path: Path, body_offset: int = 0, first_line: int = 1
 ) -> ParsedFrontmatter:
     """Parse frontmatter YAML ``text`` whose first line is file line ``first_line``."""
+    return _parse_text(text, path, body_offset, first_line, None)
+
+
+def _parse_text(
+    text: str, path: Path, body_offset: int, first_line: int, stamp: tuple[int, int] | None
+) -> ParsedFrontmatter:
     parsed = parse_simple(text, first_line, plain_value)
     if parsed is None:
         parsed = compose_mapping(text, path=path, first_line=first_line)
     data, lines, source, duplicates = parsed
-    return ParsedFrontmatter(
-        path=path,
-        data=data,
-        body_offset=body_offset,
-        key_lines=lines,
-        source_text=source,
-        duplicate_keys=tuple(duplicates),
-    )
+    return ParsedFrontmatter(path, data, body_offset, lines, source, tuple(duplicates), stamp)
 
 
 # ---- reading -------------------------------------------------------------------
 
 
-def _read_frontmatter(path: Path) -> tuple[bytes, int, int, int]:
+def _read_frontmatter(path: Path) -> tuple[bytes, int, int, int, tuple[int, int]]:
     """Read chunks until the closing ``---`` line.
 
-    Returns ``(buffer, yaml_start, close_start, body_offset)``: the YAML is
-    ``buffer[yaml_start:close_start]`` and the body starts at ``body_offset``.
-    Unbuffered ``os.read`` on purpose: a buffered ``open()`` costs more than the
-    parse of a typical frontmatter.
+    Returns ``(buffer, yaml_start, close_start, body_offset, stamp)``: the YAML is
+    ``buffer[yaml_start:close_start]``, the body starts at ``body_offset``, and
+    ``stamp`` is the file's ``(mtime_ns, size)`` taken before reading. Unbuffered
+    ``os.read`` on purpose: a buffered ``open()`` costs more than the parse of a
+    typical frontmatter.
     """
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError as e:
         raise _unreadable(path, e) from e
     try:
-        return _scan(fd, path)
+        st = os.fstat(fd)
+        return (*_scan(fd, path), (st.st_mtime_ns, st.st_size))
     except OSError as e:
         raise _unreadable(path, e) from e
     finally:
@@ -163,6 +168,10 @@ def _read_frontmatter(path: Path) -> tuple[bytes, int, int, int]:
 
 def _scan(fd: int, path: Path) -> tuple[bytes, int, int, int]:
     buf = os.read(fd, _CHUNK)
+    if buf[:4] == b"---\n":  # the usual opening: skip the general checks below
+        match = _CLOSE_RE.search(buf, 4)
+        if match is not None and match.end() < len(buf) and match.start() <= MAX_FRONTMATTER_BYTES:
+            return buf, 4, match.start(), match.end() + 1
     eof = not buf
     start = 3 if buf.startswith(_BOM) else 0
     first_end = buf.find(b"\n", start)

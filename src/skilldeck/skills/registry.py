@@ -13,8 +13,6 @@ diagnostics; one broken skill never stops the others.
 from __future__ import annotations
 
 import builtins
-import difflib
-import hashlib
 import itertools
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,7 +28,13 @@ from skilldeck.skills.discover import (
     gc_paused,
     resolve_roots,
 )
-from skilldeck.skills.entries import EntryStatus, RefreshResult, Shadowing, SkillEntry
+from skilldeck.skills.entries import (
+    EntryStatus,
+    RefreshResult,
+    Shadowing,
+    SkillEntry,
+    active_row,
+)
 from skilldeck.skills.gating import apply_gating
 from skilldeck.skills.skill import Skill
 
@@ -99,7 +103,7 @@ class SkillRegistry:
     def unregister(self, name: str) -> None:
         """Forget ``name``: registered skills go, discovered ones are hidden until a
         later :meth:`register` of that name (a refresh does not bring them back)."""
-        if name not in self._candidates:
+        if name not in self._winners:
             raise SkillNotFoundError(name, suggestions=self._suggest(name))
         self._registered = [s for s in self._registered if s.name != name]
         self._removed.add(name)
@@ -116,9 +120,9 @@ class SkillRegistry:
         Raises SkillNotFoundError (with close matches) or, for a disabled skill,
         SkillUnavailableError unless ``include_disabled``.
         """
-        candidates = self._candidates.get(name)
-        if not candidates:
+        if name not in self._winners:
             raise SkillNotFoundError(name, suggestions=self._suggest(name))
+        candidates = self._group(name)
         if version is None:
             skill = self._winners[name]
         else:
@@ -157,9 +161,9 @@ class SkillRegistry:
 
     def versions(self, name: str) -> builtins.list[Skill]:
         """Every candidate for ``name`` (registered and discovered), precedence order."""
-        if name not in self._candidates:
+        if name not in self._winners:
             raise SkillNotFoundError(name, suggestions=self._suggest(name))
-        return list(self._candidates[name])
+        return list(self._group(name))
 
     def override_version(self, name: str, version: str) -> None:
         """Make the candidate with this ``version`` win for ``name`` (in memory)."""
@@ -201,7 +205,7 @@ class SkillRegistry:
         return name in self.settings.skills.disabled
 
     def _require_known(self, name: str) -> None:
-        known = set(self._candidates) | {i.name for i in self._discovery.invalid}
+        known = set(self._winners) | {i.name for i in self._discovery.invalid}
         if name not in known:
             raise SkillNotFoundError(name, suggestions=self._suggest(name))
 
@@ -230,9 +234,9 @@ class SkillRegistry:
     def entries(self) -> builtins.list[SkillEntry]:
         """Every candidate and every broken skill, sorted by name then precedence."""
         rows: builtins.list[SkillEntry] = []
-        for name in sorted(self._candidates):
+        for name in sorted(self._winners):
             winner = self._winners[name]
-            for skill in self._candidates[name]:
+            for skill in self._group(name):
                 rows.append(self._entry(skill, winner))
         for bad in self._discovery.invalid:
             rows.append(
@@ -247,6 +251,17 @@ class SkillRegistry:
             )
         rows.sort(key=lambda e: e.name)
         return rows
+
+    def active_rows(self) -> builtins.list[dict[str, Any]]:
+        """``[e.to_dict() for e in entries() if e.status == "active"]``, built without
+        the entries (see :func:`.entries.active_row`): what ``skills list --json``
+        prints."""
+        winners = self._winners
+        return [
+            active_row(skill)
+            for skill in (winners[n] for n in sorted(winners))
+            if skill.enabled and skill.unavailable_reason is None
+        ]
 
     def _entry(self, skill: Skill, winner: Skill) -> SkillEntry:
         diags = tuple(skill.diagnostics)
@@ -281,9 +296,9 @@ class SkillRegistry:
     def shadowing(self) -> builtins.list[Shadowing]:
         """Which skill hides which, and why, sorted by name."""
         report: builtins.list[Shadowing] = []
-        for name in sorted(self._candidates):
+        for name in sorted(self._groups):
             winner = self._winners[name]
-            for skill in self._candidates[name]:
+            for skill in self._groups[name]:
                 if skill is not winner:
                     report.append(Shadowing(name, winner, skill, self._why(winner, skill)))
         return report
@@ -336,6 +351,8 @@ class SkillRegistry:
         """Changes whenever any skill file, registration, override or the disabled
         list changes — a key for caches derived from the registry (routing index)."""
         if self._fingerprint is None:
+            import hashlib
+
             h = hashlib.sha256()
             for scan in self._discovery.roots:
                 h.update(f"root\0{scan.root.path}\0".encode())
@@ -354,27 +371,58 @@ class SkillRegistry:
         self._resolve()
 
     def _resolve(self) -> None:
-        """Recompute candidates, winners and enabled flags from the current inputs."""
-        candidates: dict[str, builtins.list[Skill]] = {}
-        for skill in itertools.chain(self._registered, self._discovery.skills):
-            if skill.name not in self._removed:
-                candidates.setdefault(skill.name, []).append(skill)
+        """Recompute candidates, winners and enabled flags from the current inputs.
+
+        One pass over thousands of skills on every discovery, so it stays flat and
+        allocates little: a name with one candidate (nearly all) gets no list of its
+        own (see :meth:`_group`), and only skills that can be gated go to gating.
+        """
+        first: dict[str, Skill] = {}  # the first candidate of every name
+        groups: dict[str, builtins.list[Skill]] = {}  # all of them, where there are several
+        removed = self._removed
         disabled = set(self.settings.skills.disabled)
-        winners: dict[str, Skill] = {}
-        for name, group in candidates.items():
-            wanted = self._overrides.get(name)
-            winner = next((s for s in group if wanted and s.version == wanted), group[0])
-            winners[name] = winner
-            for skill in group:
-                skill.enabled = name not in disabled
-        self._candidates = candidates
+        gated: builtins.list[Skill] = []
+        scans = (scan.skills for scan in self._discovery.roots)
+        for skill in itertools.chain(self._registered, *scans):
+            name = skill.name
+            if removed and name in removed:
+                continue
+            head = first.get(name)
+            if head is None:
+                first[name] = skill
+            elif name in groups:
+                groups[name].append(skill)
+            else:
+                groups[name] = [head, skill]
+            skill.enabled = not disabled or name not in disabled
+            # only a skill that sets a gating field, or was gated, can change
+            if skill.unavailable_reason is not None or skill.may_be_gated():
+                gated.append(skill)
+        winners = first
+        if self._overrides:
+            winners = dict(first)
+            for name, wanted in self._overrides.items():
+                chosen = next((s for s in groups.get(name, ()) if s.version == wanted), None)
+                if chosen is not None:
+                    winners[name] = chosen
+        self._groups = groups
         self._winners = winners
         self._registered_ids = {id(s) for s in self._registered}
         # requires-bins / requires-env / compatibility: unavailable, with a reason (helper X)
-        apply_gating(itertools.chain.from_iterable(candidates.values()), available_tools=None)
+        apply_gating(gated, available_tools=None)
+
+    def _group(self, name: str) -> builtins.list[Skill]:
+        """Every candidate for ``name``, highest precedence first."""
+        group = self._groups.get(name)
+        if group is not None:
+            return group
+        skill = self._winners.get(name)
+        return [skill] if skill is not None else []
 
     def _suggest(self, name: str) -> builtins.list[str]:
-        names = set(self._candidates) | {i.name for i in self._discovery.invalid}
+        names = set(self._winners) | {i.name for i in self._discovery.invalid}
+        import difflib
+
         close = difflib.get_close_matches(name, sorted(names), n=5, cutoff=0.6)
         lowered = name.lower()
         contains = sorted(n for n in names if lowered and lowered in n and n not in close)

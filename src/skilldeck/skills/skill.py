@@ -3,18 +3,27 @@
 Level 1 (name + description) is all discovery pays for; the body (level 2) is read
 from disk the first time ``body`` is asked for, starting at the byte offset the parser
 recorded, and resources (level 3) are listed/read on demand with path confinement.
+
+A skill rebuilt from the discovery snapshot (:mod:`.cache`) is cheaper still: it
+holds its name, its SKILL.md path as a string and the stored, already validated
+frontmatter as JSON text, and builds ``metadata``, ``folder``, ``skill_md`` and
+``diagnostics`` the first time each is asked for. A warm discovery of thousands of
+skills then costs little more than the ``stat`` calls that prove nothing changed.
 """
 
 from __future__ import annotations
 
+import marshal
 import os
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from skilldeck.errors import ResourceAccessError
-from skilldeck.skills.diagnostics import Diagnostic
-from skilldeck.skills.spec import SkillMetadata
+from skilldeck.errors import ResourceAccessError, SkillParseError
+from skilldeck.skills.diagnostics import Diagnostic, Severity
+
+if TYPE_CHECKING:
+    from skilldeck.skills.spec import SkillMetadata
 
 #: Upper bound on files listed as level-3 resources, so a skill folder holding a
 #: vendored dependency tree cannot flood the model's context.
@@ -40,50 +49,332 @@ class SkillSource(StrEnum):
 
 
 def detect_kind(folder: Path, metadata: SkillMetadata) -> SkillKind:
-    if (folder / "skill.py").is_file():
+    if os.path.isfile(os.path.join(folder, "skill.py")):
         return SkillKind.CODE
+    return declared_kind(metadata)
+
+
+def declared_kind(metadata: SkillMetadata) -> SkillKind:
+    """The kind the frontmatter asks for, ignoring a ``skill.py`` in the folder."""
     # strict-valid skills (spec fields only) declare it as `metadata: {entrypoint: …}`
     if metadata.entrypoint or metadata.metadata.get("entrypoint"):
         return SkillKind.SCRIPT
     return SkillKind.PROMPT
 
 
-@dataclass(eq=False)
+def declared_kind_of(fields: dict[str, Any]) -> SkillKind:
+    """:func:`declared_kind` from metadata field values (see ``Skill.field_values``)."""
+    if fields.get("entrypoint") or (fields.get("metadata") or {}).get("entrypoint"):
+        return SkillKind.SCRIPT
+    return SkillKind.PROMPT
+
+
+#: Frontmatter fields that can make a skill unavailable (see :mod:`.gating`).
+GATING_FIELDS = ("requires_tools", "requires_bins", "requires_env", "compatibility")
+
+
+class GatingFields(NamedTuple):
+    """The frontmatter fields gating reads, as a snapshot skill stored them."""
+
+    requires_tools: list[str]
+    requires_bins: list[str]
+    requires_env: list[str]
+    compatibility: str | None
+
+
+_SEVERITIES = {str(s): s for s in Severity}
+
+
 class Skill:
     """One loaded skill. ``folder`` is the skill directory, ``skill_md`` its SKILL.md.
 
     ``body_offset`` is the byte offset of the body inside ``skill_md`` (after the
     closing ``---`` line), so the body can be loaded without re-parsing YAML.
+    Equality is identity (two loads of one folder are two skills).
     """
 
-    metadata: SkillMetadata
-    folder: Path
-    skill_md: Path
-    source: SkillSource = SkillSource.REGISTERED
-    root: Path | None = None
-    body_offset: int = 0
-    kind: SkillKind = SkillKind.PROMPT
-    enabled: bool = True
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    # What every skill sets is in slots; what is derived on first use (paths, decoded
+    # snapshot fields, diagnostics, body) has a class-level default and lands in the
+    # instance dict only when computed, so a snapshot skill costs a dozen stores.
+    __slots__ = (
+        "__dict__",
+        "__weakref__",
+        "_blob",
+        "_end",
+        "_gate",
+        "_md",
+        "_metadata",
+        "_name",
+        "_stamp",
+        "_start",
+        "body_offset",
+        "enabled",
+        "kind",
+        "root",
+        "source",
+        "unavailable_reason",
+    )
+
+    _blob: SnapshotBlob | None
+    _end: int
+    _gate: bool
+    _md: str | None
+    _metadata: SkillMetadata | None
+    _name: str
+    #: (mtime_ns, size) of SKILL.md as read for this skill, when a load recorded it
+    _stamp: tuple[int, int] | None
+    _start: int
+    body_offset: int
+    enabled: bool
+    kind: SkillKind
+    root: Path | None
+    source: SkillSource
     #: when set, the skill is known but cannot be used here (gating), and why.
-    unavailable_reason: str | None = None
-    _body: str | None = field(default=None, repr=False)
+    unavailable_reason: str | None
+
+    _body: str | None = None
+    _diag_rows: list[list[Any]] | None = None
+    _diagnostics: list[Diagnostic] | None = None
+    _fields: dict[str, Any] | None = None
+    _folder: Path | None = None
+    _skill_md: Path | None = None
+
+    def __init__(
+        self,
+        metadata: SkillMetadata,
+        folder: Path,
+        skill_md: Path,
+        source: SkillSource = SkillSource.REGISTERED,
+        root: Path | None = None,
+        body_offset: int = 0,
+        kind: SkillKind = SkillKind.PROMPT,
+        enabled: bool = True,
+        diagnostics: list[Diagnostic] | None = None,
+        unavailable_reason: str | None = None,
+        _body: str | None = None,
+    ) -> None:
+        self.metadata = metadata
+        self._folder = folder
+        self._skill_md = skill_md
+        self._md = None
+        self._stamp = None
+        self.source = source
+        self.root = root
+        self.body_offset = body_offset
+        self.kind = kind
+        self.enabled = enabled
+        self._diagnostics = [] if diagnostics is None else diagnostics
+        self.unavailable_reason = unavailable_reason
+        if _body is not None:
+            self._body = _body
+
+    # ---- level 1 -----------------------------------------------------------------
+
+    @property
+    def metadata(self) -> SkillMetadata:
+        meta = self._metadata
+        if meta is None:
+            from skilldeck.skills.spec import SkillMetadata
+
+            try:
+                meta = SkillMetadata.model_validate(self._stored_fields())
+            except ValueError:  # pydantic's ValidationError: a damaged snapshot record
+                meta = self._reload().metadata
+            self._metadata = meta
+        return meta
+
+    @metadata.setter
+    def metadata(self, value: SkillMetadata) -> None:
+        self._metadata = value
+        self._blob = None
+        self._fields = None
+        self._gate = False
+        self._name = value.name
 
     @property
     def name(self) -> str:
-        return self.metadata.name
+        return self._name
 
     @property
     def description(self) -> str:
-        return self.metadata.description
+        meta = self._metadata
+        if meta is not None:
+            return meta.description
+        return self._stored_fields()["description"]  # type: ignore[no-any-return]
 
     @property
     def version(self) -> str | None:
-        return self.metadata.version
+        meta = self._metadata
+        if meta is not None:
+            return meta.version
+        version: str | None = self._stored_fields().get("version")
+        return version
+
+    def may_be_gated(self) -> bool:
+        """Whether any frontmatter field gating looks at is set. Free on a snapshot
+        skill: the snapshot recorded the answer, so its metadata stays undecoded."""
+        if self._metadata is None:
+            return self._gate
+        meta = self._metadata
+        return bool(
+            meta.requires_tools or meta.requires_bins or meta.requires_env or meta.compatibility
+        )
+
+    def gating_fields(self) -> SkillMetadata | GatingFields:
+        """What :mod:`.gating` reads (``requires_tools``, ``requires_bins``,
+        ``requires_env``, ``compatibility``): the metadata itself, or for a snapshot
+        skill the stored values, so gating a few skills of a listing does not
+        import and run the metadata model for them."""
+        if self._metadata is not None:
+            return self._metadata
+        stored = self._stored_fields()
+        tools, bins, env = (stored.get(f, []) for f in GATING_FIELDS[:3])
+        compatibility = stored.get("compatibility")
+        if not (
+            all(type(v) is list and all(type(x) is str for x in v) for v in (tools, bins, env))
+            and (compatibility is None or type(compatibility) is str)
+        ):
+            return self.metadata  # not what was stored: let the model validate it
+        return GatingFields(tools, bins, env, compatibility)
+
+    def field_values(self) -> dict[str, Any]:
+        """The metadata as a dict of the fields that were set (what the discovery
+        snapshot stores), without building the model when it was not built yet."""
+        if self._metadata is not None:
+            return self._metadata.model_dump(exclude_defaults=True)
+        return self._stored_fields()
+
+    def _stored_fields(self) -> dict[str, Any]:
+        """The snapshot's metadata fields as a dict (decoded once, shape-checked)."""
+        fields = self._fields
+        if fields is None:
+            try:
+                if self._blob is None:
+                    raise ValueError("no stored record")
+                fields, self._diag_rows = self._blob.decode(self._start, self._end)
+                ok = (
+                    fields is not None
+                    and type(fields.get("description")) is str
+                    and type(fields.get("version", "")) is str
+                )
+            except ValueError:
+                ok = False
+            if not ok or fields is None:
+                fields = self._reload().metadata.model_dump(exclude_defaults=True)
+            self._fields = fields
+        return fields
+
+    def _reload(self) -> Skill:
+        """Read SKILL.md again (a snapshot record that does not decode), adopting
+        what it says now; a file that no longer loads is a SkillParseError."""
+        from skilldeck.skills.validate import load_skill
+
+        fresh, diagnostics = load_skill(self.skill_md, source=self.source, root=self.root)
+        if fresh is None:
+            problem = next((d for d in diagnostics if d.is_error), None)
+            raise SkillParseError(
+                problem.message if problem else "the skill no longer loads",
+                path=self.skill_md,
+                line=problem.line if problem else None,
+                code=problem.code if problem else "SD000",
+            )
+        self._metadata = fresh.metadata
+        self._name = fresh.name
+        self._diagnostics = fresh.diagnostics
+        self._diag_rows = None
+        return fresh
+
+    # ---- where -------------------------------------------------------------------
+
+    @property
+    def folder(self) -> Path:
+        folder = self._folder
+        if folder is None:
+            folder = self._folder = Path(os.path.dirname(self._md or ""))
+        return folder
+
+    @folder.setter
+    def folder(self, value: Path) -> None:
+        self._folder = value
+
+    @property
+    def skill_md(self) -> Path:
+        path = self._skill_md
+        if path is None:
+            path = self._skill_md = Path(self._md or "")
+        return path
+
+    @skill_md.setter
+    def skill_md(self, value: Path) -> None:
+        self._skill_md = value
+        self._md = None
+
+    @property
+    def skill_md_str(self) -> str:
+        """``str(skill_md)`` without building a Path (snapshot skills hold a string)."""
+        return self._md if self._md is not None else str(self._skill_md)
+
+    @property
+    def folder_str(self) -> str:
+        """``str(folder)`` without building a Path."""
+        if self._folder is None and self._md is not None:
+            return os.path.dirname(self._md)
+        return str(self.folder)
+
+    # ---- diagnostics -------------------------------------------------------------
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        diags = self._diagnostics
+        if diags is None:
+            md = self.skill_md
+            try:
+                diags = [diagnostic_from_row(row, md) for row in self.diagnostic_rows()]
+            except (ValueError, TypeError, KeyError):
+                diags = self._reload().diagnostics
+            self._diagnostics = diags
+        return diags
+
+    @diagnostics.setter
+    def diagnostics(self, value: list[Diagnostic]) -> None:
+        self._diagnostics = value
+        self._diag_rows = None
+
+    def diagnostics_as_rows(self, rows: list[list[Any]]) -> None:
+        """Hold the diagnostics as these rows (see :meth:`diagnostic_rows`, same
+        diagnostics) and build the objects again only when asked for."""
+        self._diag_rows = rows
+        self._diagnostics = None
+
+    def diagnostic_rows(self) -> list[list[Any]]:
+        """Diagnostics as ``[code, rule, message, severity, line, path]`` rows
+        (path ``"="`` is this SKILL.md), decoded from the snapshot when they came
+        from one, so a JSON listing needs no Diagnostic objects."""
+        if self._diagnostics is not None:
+            md = self.skill_md_str
+            return [diagnostic_to_row(d, md) for d in self._diagnostics]
+        if self._diag_rows is None:
+            self._stored_fields()
+        rows = self._diag_rows
+        if rows is not None:
+            return rows
+        return self.diagnostic_rows() if self._diagnostics is not None else []  # reloaded
+
+    # ---- state -------------------------------------------------------------------
 
     @property
     def available(self) -> bool:
         return self.enabled and self.unavailable_reason is None
+
+    def __repr__(self) -> str:
+        return (
+            f"Skill(metadata={self.metadata!r}, folder={self.folder!r}, "
+            f"skill_md={self.skill_md!r}, source={self.source!r}, root={self.root!r}, "
+            f"body_offset={self.body_offset!r}, kind={self.kind!r}, enabled={self.enabled!r}, "
+            f"diagnostics={self.diagnostics!r}, unavailable_reason={self.unavailable_reason!r})"
+        )
+
+    # ---- level 2 -------------------------------------------------------------
 
     @property
     def body(self) -> str:
@@ -150,3 +441,149 @@ class Skill:
 
 def _inside(path: Path, base: Path) -> bool:
     return path == base or base in path.parents
+
+
+# ---- skills and diagnostics as the discovery snapshot stores them -------------------
+
+
+def snapshot_skill(
+    name: str,
+    skill_md: str,
+    blob: SnapshotBlob,
+    start: int,
+    end: int,
+    gate: bool,
+    source: SkillSource,
+    root: Path | None,
+    body_offset: int,
+    kind: SkillKind,
+) -> Skill:
+    """A skill rebuilt from a snapshot record (see :mod:`.cache`) without decoding
+    anything yet: the metadata and diagnostics it was validated with are the
+    JSON in ``blob`` from ``start`` to ``end``, read and decoded on first use. ``gate`` says whether
+    any gating field is set. A record that no longer decodes (a damaged cache file)
+    makes the skill read its SKILL.md again at that point. Positional on purpose:
+    a warm discovery calls this thousands of times.
+    """
+    self: Skill = _new_skill(Skill)
+    self._name = name
+    self._md = skill_md
+    self._blob = blob
+    self._start = start
+    self._end = end
+    self._gate = gate
+    self._metadata = None
+    self._stamp = None
+    self.source = source
+    self.root = root
+    self.body_offset = body_offset
+    self.kind = kind
+    self.enabled = True
+    self.unavailable_reason = None
+    return self
+
+
+_new_skill = object.__new__
+
+
+def record_skill(
+    name: str,
+    skill_md: str,
+    fields: dict[str, Any],
+    diagnostics: list[Diagnostic],
+    gate: bool,
+    source: SkillSource,
+    root: Path | None,
+    body_offset: int,
+    kind: SkillKind,
+    stamp: tuple[int, int] | None = None,
+) -> Skill:
+    """Like :func:`snapshot_skill`, from values just checked: ``fields`` are the
+    normalised metadata values (of the declared types, so validating them later
+    gives what validating them now would), and the model is built on first use.
+    Discovery keeps these: no metadata model with its twenty containers and no
+    Path objects stay alive per skill, which spares the garbage collector walking a
+    hundred thousand objects, and the skill is the same as a warm discovery's."""
+    self: Skill = _new_skill(Skill)
+    self._name = name
+    self._md = skill_md
+    self._blob = None
+    self._start = self._end = 0
+    self._gate = gate
+    self._metadata = None
+    self._fields = fields
+    self._diagnostics = diagnostics
+    self._stamp = stamp
+    self.source = source
+    self.root = root
+    self.body_offset = body_offset
+    self.kind = kind
+    self.enabled = True
+    self.unavailable_reason = None
+    return self
+
+
+class SnapshotBlob:
+    """The file of stored metadata and diagnostics written beside a snapshot: one
+    :mod:`marshal` chunk ``[metadata-or-None, diagnostic rows]`` per skill, back to
+    back. Plain data only (dicts, lists, strings, numbers) that this process wrote
+    into its own cache, never pickle; every chunk is shape-checked when read. Read
+    in one go the first time any skill of that snapshot needs more than its name,
+    and never written again under that name (a new snapshot gets a new file)."""
+
+    __slots__ = ("_data", "path")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._data: memoryview | None = None
+
+    def __reduce__(self) -> tuple[type[SnapshotBlob], tuple[str]]:
+        """Copies and pickles name the file (its bytes are read again on need)."""
+        return SnapshotBlob, (self.path,)
+
+    def _load(self) -> memoryview:
+        """``OSError`` when the file is gone (its snapshot was replaced meanwhile)."""
+        data = self._data
+        if data is None:
+            with open(self.path, "rb") as fh:
+                data = self._data = memoryview(fh.read())
+        return data
+
+    def chunk(self, start: int, end: int) -> bytes:
+        return self._load()[start:end].tobytes()
+
+    def decode(self, start: int, end: int) -> tuple[dict[str, Any] | None, list[Any]]:
+        """``(metadata fields or None, diagnostic rows)``; ValueError when that chunk
+        cannot be read or is not that shape."""
+        try:
+            data = marshal.loads(self._load()[start:end])
+        except (OSError, EOFError, TypeError, IndexError) as e:
+            raise ValueError(f"unreadable snapshot record: {e}") from e
+        if type(data) is not list or len(data) != 2:
+            raise ValueError("damaged snapshot record")
+        meta, rows = data
+        if (meta is not None and type(meta) is not dict) or type(rows) is not list:
+            raise ValueError("damaged snapshot record")
+        if not all(type(r) is list and len(r) == 6 for r in rows):
+            raise ValueError("damaged snapshot record")
+        return meta, rows
+
+
+def encode_stored(meta: dict[str, Any] | None, rows: list[Any]) -> bytes:
+    """One skill's chunk of a :class:`SnapshotBlob`; ValueError for a value that is
+    not plain data."""
+    return marshal.dumps([meta, rows])
+
+
+# ---- diagnostics as plain rows (the snapshot's and the JSON listing's form) ----------
+
+
+def diagnostic_to_row(d: Diagnostic, md: str | None) -> list[Any]:
+    path = None if d.path is None else ("=" if str(d.path) == md else str(d.path))
+    return [d.code, d.rule, d.message, str(d.severity), d.line, path]
+
+
+def diagnostic_from_row(row: list[Any], md: Path | None) -> Diagnostic:
+    code, rule, message, severity, line, path = row
+    where = md if path == "=" else (Path(path) if path else None)
+    return Diagnostic(code, rule, message, severity=_SEVERITIES[severity], path=where, line=line)

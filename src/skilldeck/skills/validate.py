@@ -29,7 +29,15 @@ from skilldeck.skills._refcheck import reference_diagnostics
 from skilldeck.skills._rules import RULES, Collector, suggest_field
 from skilldeck.skills.diagnostics import Diagnostic, Severity
 from skilldeck.skills.parse import ParsedFrontmatter, find_skill_md, parse_skill_md
-from skilldeck.skills.skill import Skill, SkillSource, detect_kind
+from skilldeck.skills.skill import (
+    GATING_FIELDS,
+    Skill,
+    SkillKind,
+    SkillSource,
+    declared_kind,
+    detect_kind,
+    record_skill,
+)
 from skilldeck.skills.spec import KNOWN_FIELDS, SPEC_FIELDS, SkillMetadata, canonical_field
 
 __all__ = [
@@ -53,6 +61,22 @@ def build_metadata(
 
     Returns ``(None, diagnostics)`` when any diagnostic is an error.
     """
+    values, c = _normalised(parsed, folder=folder, strict=strict)
+    if values is None:
+        return None, c.diagnostics
+    try:
+        metadata = SkillMetadata(**values)
+    except pydantic.ValidationError as e:  # a normaliser bug, never the author's fault
+        c.error("SD160", f"frontmatter could not be normalised: {e.errors()[0]['msg']}")
+        return None, c.diagnostics
+    return metadata, c.diagnostics
+
+
+def _normalised(
+    parsed: ParsedFrontmatter, *, folder: Path, strict: bool
+) -> tuple[dict[str, Any] | None, Collector]:
+    """The keyword arguments of SkillMetadata (already of the declared types) and the
+    collector holding every diagnostic; None for the values when any is an error."""
     c = Collector(parsed, strict=strict)
     for key, line in parsed.duplicate_keys:
         c.flag("SD152", f"`{key}` is given more than once; the last one (line {line}) "
@@ -61,7 +85,7 @@ def build_metadata(
     extra: dict[str, Any] = {}
     seen: dict[str, str] = {}
     for key, value in parsed.data.items():
-        canon = canonical_field(key)
+        canon = _CANONICAL.get(key) or _canonical(key)
         if strict and key not in SPEC_FIELDS:
             N.reject_non_spec(c, key, canon)
             continue
@@ -88,13 +112,20 @@ def build_metadata(
     if len(c.diagnostics) > 1:
         c.diagnostics.sort(key=lambda d: d.line or 0)  # stable: file order
     if c.has_errors or name is None or description is None:
-        return None, c.diagnostics
-    try:
-        metadata = SkillMetadata(name=name, description=description, extra=extra, **fields)
-    except pydantic.ValidationError as e:  # a normaliser bug, never the author's fault
-        c.error("SD160", f"frontmatter could not be normalised: {e.errors()[0]['msg']}")
-        return None, c.diagnostics
-    return metadata, c.diagnostics
+        return None, c
+    return {"name": name, "description": description, "extra": extra, **fields}, c
+
+
+#: field spelling → canonical field, filled as spellings are met (a few dozen recur
+#: across thousands of skills; bounded so odd keys cannot grow it without limit)
+_CANONICAL: dict[str, str] = {}
+
+
+def _canonical(key: str) -> str:
+    canon = canonical_field(key)
+    if len(_CANONICAL) < 4096:
+        _CANONICAL[key] = canon
+    return canon
 
 
 # ---- load_skill ------------------------------------------------------------------
@@ -106,18 +137,33 @@ def load_skill(
     strict: bool = False,
     source: SkillSource = SkillSource.ROOT,
     root: Path | None = None,
+    has_code: bool | None = None,
+    lazy: bool = False,
 ) -> tuple[Skill | None, list[Diagnostic]]:
     """Load the skill in ``path`` (a skill folder or its SKILL.md).
 
     The Skill is None when an error prevents loading; lenient warnings keep it.
+    ``has_code`` says whether the folder holds a ``skill.py`` when the caller
+    already knows (discovery's walk listed the folder); None checks the disk.
+    ``lazy`` (what discovery asks for) checks every rule as usual but builds the
+    metadata model only when the skill's ``metadata`` is first read, from the
+    normalised values: thousands of skills are discovered, few are looked at.
     """
     path = path if isinstance(path, Path) else Path(path)
-    skill, diagnostics, _name = _load(path, strict=strict, source=source, root=root)
+    skill, diagnostics, _name = _load(
+        path, strict=strict, source=source, root=root, has_code=has_code, lazy=lazy
+    )
     return skill, diagnostics
 
 
 def _load(
-    path: Path, *, strict: bool, source: SkillSource, root: Path | None
+    path: Path,
+    *,
+    strict: bool,
+    source: SkillSource,
+    root: Path | None,
+    has_code: bool | None = None,
+    lazy: bool = False,
 ) -> tuple[Skill | None, list[Diagnostic], str | None]:
     if path.name in ("SKILL.md", "skill.md") or not path.is_dir():
         md = path
@@ -133,6 +179,9 @@ def _load(
     except SkillParseError as e:
         rule = RULES.get(e.code, "parse-error")
         return None, [Diagnostic(e.code, rule, e.bare_message, path=md, line=e.line)], None
+    if lazy:
+        return _lazy_skill(parsed, folder, strict=strict, source=source, root=root,
+                           has_code=has_code)  # fmt: skip
     metadata, diagnostics = build_metadata(parsed, folder=folder, strict=strict)
     if strict:
         extra = reference_diagnostics(parsed)
@@ -149,10 +198,58 @@ def _load(
         source=source,
         root=root,
         body_offset=parsed.body_offset,
-        kind=detect_kind(folder, metadata),
+        kind=_kind(folder, metadata, has_code),
         diagnostics=diagnostics,
     )
     return skill, diagnostics, metadata.name
+
+
+def _lazy_skill(
+    parsed: ParsedFrontmatter,
+    folder: Path,
+    *,
+    strict: bool,
+    source: SkillSource,
+    root: Path | None,
+    has_code: bool | None,
+) -> tuple[Skill | None, list[Diagnostic], str | None]:
+    """``_load`` for ``lazy=True``: the same rules and diagnostics, a skill holding
+    the normalised values instead of a SkillMetadata built from them."""
+    values, c = _normalised(parsed, folder=folder, strict=strict)
+    diagnostics = c.diagnostics
+    if strict:
+        extra = reference_diagnostics(parsed)
+        if extra:
+            diagnostics = sorted([*diagnostics, *extra], key=lambda d: d.line or 0)
+            values = None
+    if values is None:
+        raw_name = parsed.data.get("name")
+        return None, diagnostics, raw_name if isinstance(raw_name, str) else None
+    if not values["extra"]:
+        del values["extra"]  # as model_dump(exclude_defaults=True) would leave it
+    if has_code is None:
+        has_code = os.path.isfile(os.path.join(folder, "skill.py"))
+    entry = values.get("entrypoint") or values.get("metadata", {}).get("entrypoint")
+    kind = SkillKind.CODE if has_code else (SkillKind.SCRIPT if entry else SkillKind.PROMPT)
+    skill = record_skill(
+        values["name"],
+        str(parsed.path),
+        values,
+        diagnostics,
+        any(values.get(f) for f in GATING_FIELDS),
+        source,
+        root,
+        parsed.body_offset,
+        kind,
+        parsed.stamp,
+    )
+    return skill, diagnostics, values["name"]
+
+
+def _kind(folder: Path, metadata: SkillMetadata, has_code: bool | None) -> SkillKind:
+    if has_code is None:
+        return detect_kind(folder, metadata)
+    return SkillKind.CODE if has_code else declared_kind(metadata)
 
 
 # ---- validate_path ---------------------------------------------------------------

@@ -79,6 +79,8 @@ class Tree:
     mtime, so an unchanged set of mtimes means an unchanged set of skill files);
     ``links`` maps every symlink met to what it pointed at (``d``/``f``/``x``),
     because a dangling link that starts resolving changes no folder's mtime.
+    ``with_code`` holds the SKILL.md paths whose folder also holds a ``skill.py``
+    (a code skill), seen in the same listing, so loading needs no extra ``stat``.
     """
 
     root: str
@@ -86,9 +88,10 @@ class Tree:
     dirs: dict[str, int] = field(default_factory=dict)
     links: dict[str, str] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    with_code: set[str] = field(default_factory=set)
 
 
-def walk_tree(root: Path) -> Tree:
+def walk_tree(root: Path | str) -> Tree:
     """Depth-first, sorted, symlink-safe scan of ``root`` for SKILL.md files."""
     walker = _Walker(str(root))
     walker.run()
@@ -111,27 +114,47 @@ class _Walker:
         self._visit(root, "", st)
 
     def _visit(self, path: str, rel: str, st: os.stat_result) -> None:
+        """List one folder. Entries are taken in name order, so ``SKILL.md`` (upper
+        case sorts first) is met before ``skill.md`` and both before ``skill.py``;
+        only folders, links and those names cost more than a comparison."""
         key = (st.st_dev, st.st_ino)
         self._visited.add(key)
         self._ancestors.add(key)
-        self.tree.dirs[rel] = st.st_mtime_ns
+        tree = self.tree
+        tree.dirs[rel] = st.st_mtime_ns
         try:
             with os.scandir(path) as it:
                 entries = sorted(it, key=_by_name)
         except OSError as e:
             self._unreadable(path, e)
-            self.tree.dirs[rel] = -1  # never trusted: re-listed until it is readable
+            tree.dirs[rel] = -1  # never trusted: re-listed until it is readable
             entries = []
-        names = {e.name for e in entries}
-        skill_name = next((n for n in SKILL_FILENAMES if n in names), None)
+        base = f"{rel}/" if rel else ""
+        upper_seen = False
+        skill_rel = None
+        has_code = False
         for entry in entries:
-            child_rel = f"{rel}/{entry.name}" if rel else entry.name
+            name = entry.name
             if entry.is_symlink():
-                self._link(entry, child_rel, is_skill_file=entry.name == skill_name)
-            elif entry.name == skill_name and entry.is_file():
-                self.tree.skill_mds.append(child_rel)
-            elif entry.is_dir() and entry.name not in SKIP_DIRS:
-                self._descend(entry.path, child_rel, entry.stat(follow_symlinks=False))
+                is_skill_file = name == "SKILL.md" or (name == "skill.md" and not upper_seen)
+                upper_seen = upper_seen or name == "SKILL.md"
+                if self._link(entry, base + name, is_skill_file=is_skill_file):
+                    skill_rel = base + name
+                elif name == "skill.py":
+                    has_code = entry.is_file()
+            elif entry.is_dir():  # a real folder (not a link): its lstat is its stat
+                upper_seen = upper_seen or name == "SKILL.md"  # it still hides skill.md
+                if name not in SKIP_DIRS:
+                    self._descend(entry.path, base + name, entry.stat())
+            elif name == "SKILL.md" or (name == "skill.md" and not upper_seen):
+                upper_seen = upper_seen or name == "SKILL.md"
+                if entry.is_file():
+                    skill_rel = base + name
+                    tree.skill_mds.append(skill_rel)
+            elif name == "skill.py":
+                has_code = entry.is_file()
+        if has_code and skill_rel is not None:
+            tree.with_code.add(skill_rel)
         self._ancestors.discard(key)
 
     def _descend(self, path: str, rel: str, st: os.stat_result) -> None:
@@ -148,7 +171,8 @@ class _Walker:
         elif key not in self._visited:  # a second alias of a folder already scanned
             self._visit(path, rel, st)
 
-    def _link(self, entry: os.DirEntry[str], rel: str, *, is_skill_file: bool) -> None:
+    def _link(self, entry: os.DirEntry[str], rel: str, *, is_skill_file: bool) -> bool:
+        """Follow a symlink; True when it is this folder's skill file."""
         try:
             st = os.stat(entry.path)
         except OSError as e:
@@ -162,15 +186,17 @@ class _Walker:
                     Path(entry.path),
                 )
             )
-            return
+            return False
         if stat_mod.S_ISDIR(st.st_mode):
             self.tree.links[rel] = LINK_DIR
             if entry.name not in SKIP_DIRS:
                 self._descend(entry.path, rel, st)
-        else:
-            self.tree.links[rel] = LINK_FILE
-            if is_skill_file and stat_mod.S_ISREG(st.st_mode):
-                self.tree.skill_mds.append(rel)
+            return False
+        self.tree.links[rel] = LINK_FILE
+        if is_skill_file and stat_mod.S_ISREG(st.st_mode):
+            self.tree.skill_mds.append(rel)
+            return True
+        return False
 
     def _unreadable(self, path: str, error: OSError) -> None:
         self.tree.diagnostics.append(
