@@ -13,7 +13,6 @@ from mcp_types import Prompt as MCPPrompt
 from mcp_types import PromptArgument as MCPPromptArgument
 from mcp_types import Resource as MCPResource
 
-from skilldeck.errors import ResourceAccessError
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.skills.skill import Skill
 
@@ -129,13 +128,7 @@ def resource_text(skill: Skill, path: str) -> str:
     if path in ("SKILL.md", "skill.md"):
         text = skill.skill_md.read_text(encoding="utf-8", errors="replace")
     else:
-        target = skill.resolve_resource(path)  # raises ResourceAccessError on escape
-        if not target.is_file():
-            raise ResourceAccessError(
-                f"Skill {skill.name!r} has no file {path!r}. "
-                f"Available: {', '.join(skill.list_resources()[:20]) or 'none'}."
-            )
-        text = target.read_text(encoding="utf-8", errors="replace")
+        text = skill.read_resource(path)  # confined: escapes raise ResourceAccessError
     if len(text) > MAX_READ_CHARS:
         cut = len(text) - MAX_READ_CHARS
         text = text[:MAX_READ_CHARS] + f"\n[… {cut:,} more characters not shown]"

@@ -168,6 +168,7 @@ def as_number(key: str, value: Any) -> float:
 def as_int(key: str, value: Any) -> int:
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
-    if isinstance(value, str) and value.strip().isdigit() and int(value) > 0:
-        return int(value)
+    text = value.strip() if isinstance(value, str) else ""
+    if 0 < len(text) <= 18 and text.isascii() and text.isdigit() and int(text) > 0:
+        return int(text)
     raise FieldProblem(f"`{key}` must be a positive whole number, not {value!r}")

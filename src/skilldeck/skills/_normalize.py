@@ -274,7 +274,15 @@ def _entrypoint(key: str, text: str, c: Collector, folder: Path) -> str:
     if os.path.isabs(text) or ".." in Path(text).parts:
         c.error("SD171", f"entrypoint '{text}' must be a path inside the skill folder, "
                 "such as `scripts/run.py`.", key=key)  # fmt: skip
-    elif not (folder / text).is_file():
+    elif not _is_file(folder / text):
         c.warn("SD170", f"entrypoint '{text}' does not exist in {folder}; create it or fix "
                "the path.", key=key)  # fmt: skip
     return text
+
+
+def _is_file(path: Path) -> bool:
+    """``is_file`` that says False for paths the OS refuses (too long, NUL, …)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False

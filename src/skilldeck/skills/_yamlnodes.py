@@ -134,6 +134,10 @@ def _check_depth(text: str, *, path: Path, first_line: int) -> None:
                 depth -= 1
     except yaml.MarkedYAMLError as e:
         raise _yaml_error(e, path=path, first_line=first_line) from e
+    except yaml.YAMLError as e:  # reader errors: unprintable characters
+        raise SkillParseError(
+            f"invalid YAML: {e}", path=path, line=first_line, code=SD_INVALID_YAML
+        ) from e
 
 
 def _line_of(mark: Any, first_line: int) -> int:

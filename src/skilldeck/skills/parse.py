@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,13 @@ SD_UNREADABLE = "SD008"
 SD_NO_SKILL_MD = "SD009"
 
 _CHUNK = 4096
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
+#: O_NONBLOCK so a FIFO named SKILL.md cannot hang the open (regular files ignore it)
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_BINARY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+)
 _BOM = b"\xef\xbb\xbf"
 _CLOSE_RE = re.compile(rb"^---[ \t]*\r?$", re.MULTILINE)
 
@@ -159,6 +166,12 @@ def _read_frontmatter(path: Path) -> tuple[bytes, int, int, int, tuple[int, int]
         raise _unreadable(path, e) from e
     try:
         st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SkillParseError(
+                "not a regular file (a FIFO, device or socket cannot be a SKILL.md)",
+                path=path,
+                code=SD_UNREADABLE,
+            )
         return (*_scan(fd, path), (st.st_mtime_ns, st.st_size))
     except OSError as e:
         raise _unreadable(path, e) from e

@@ -430,13 +430,17 @@ class Skill:
         return found
 
     def read_resource(self, relative: str) -> str:
+        """Level 3: one file of the skill, read without following links out of it."""
+        from skilldeck._safefs import read_confined
+
         target = self.resolve_resource(relative)
         if not target.is_file():
             raise ResourceAccessError(
                 f"Skill {self.name!r} has no file {relative!r}. "
                 f"Available: {', '.join(self.list_resources()[:20]) or 'none'}."
             )
-        return target.read_text(encoding="utf-8", errors="replace")
+        data = read_confined(self.folder, target)
+        return data.decode("utf-8", errors="replace").replace("\r\n", "\n")
 
 
 def _inside(path: Path, base: Path) -> bool:

@@ -110,12 +110,6 @@ def test_special_files_do_not_hang_discovery(tmp_path: Path) -> None:
     assert names == GOOD
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="parse._read_frontmatter opens SKILL.md with a blocking open(): a FIFO named "
-    "SKILL.md passed to load_skill/parse_skill_md (e.g. `skills validate dir/SKILL.md`) "
-    "blocks forever; open with O_NONBLOCK and refuse non-regular files",
-)
 def test_load_skill_on_a_fifo_does_not_hang(tmp_path: Path) -> None:
     folder = tmp_path / "fifo-skill"
     folder.mkdir()
@@ -128,12 +122,6 @@ def test_load_skill_on_a_fifo_does_not_hang(tmp_path: Path) -> None:
     assert finished, "load_skill blocked on a FIFO"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=OSError,
-    reason="one skill with a 300-character entrypoint raises OSError(ENAMETOOLONG) out of "
-    "validate._entrypoint, which aborts SkillRegistry.discover for every skill",
-)
 def test_discovery_survives_a_long_entrypoint(tmp_path: Path) -> None:
     root = tmp_path / "root"
     for name in GOOD:

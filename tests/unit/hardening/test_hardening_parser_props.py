@@ -139,9 +139,8 @@ YAML_VALUES: dict[str, str] = {
 }
 
 
-#: (field, value) pairs that crash load_skill today; each has an xfail regression test
-#: below, and is skipped here so the rest of the matrix keeps guarding
-KNOWN_BUGS = {("entrypoint", "huge-int"), ("entrypoint", "long-text"), ("max-turns", "huge-int")}
+#: (field, value) pairs skipped by the matrix while a fix is pending; none now
+KNOWN_BUGS: set[tuple[str, str]] = set()
 
 
 @pytest.mark.parametrize("field", sorted(KNOWN_FIELDS))
@@ -252,12 +251,6 @@ def test_invalid_utf8_in_the_body_still_loads(tmp_path: Path) -> None:
 # ---- known bugs (helper P's validate.py / _fields.py): xfail until fixed ---------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=OSError,
-    reason="validate._entrypoint calls Path.is_file() on the raw value; ENAMETOOLONG "
-    "escapes load_skill (and aborts discovery of every other skill)",
-)
 def test_long_entrypoint_does_not_crash_load_skill(tmp_path: Path) -> None:
     path = write_skill(
         tmp_path / "long-ep",
@@ -267,12 +260,6 @@ def test_long_entrypoint_does_not_crash_load_skill(tmp_path: Path) -> None:
     assert skill is not None or any(d.is_error for d in diagnostics)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="_fields.as_int calls int() on a 5,000-digit string; Python's int-size guard "
-    "raises ValueError out of load_skill",
-)
 def test_huge_max_turns_does_not_crash_load_skill(tmp_path: Path) -> None:
     path = write_skill(
         tmp_path / "big-turns",
@@ -282,13 +269,6 @@ def test_huge_max_turns_does_not_crash_load_skill(tmp_path: Path) -> None:
     assert skill is not None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=yaml.YAMLError,
-    reason="the nesting pre-check (_check_depth, run once a frontmatter holds >= 200 "
-    "structure characters) catches only MarkedYAMLError: a control character raises "
-    "yaml.reader.ReaderError out of parse_skill_md, load_skill and discovery",
-)
 def test_control_character_in_a_long_frontmatter_is_a_parse_error(tmp_path: Path) -> None:
     path = write_skill(
         tmp_path / "ctl", b"---\nname: ctl\ndescription: " + b"-" * 250 + b" \x01\n---\nbody\n"

@@ -115,24 +115,12 @@ def test_mcp_read_skill_resource_refuses(setup: tuple[Skill, Path], tmp_path: Pa
         raise AssertionError(f"{spec!r} was not refused: {text[:80]!r}")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Skill.read_resource and mcp.catalog.resource_text resolve and check the path, "
-    "then follow it again with read_text(): a hard link inside the skill folder (sharing "
-    "an inode with a file outside) is read; refuse st_nlink > 1 as tools/paths.py does",
-)
 def test_hard_link_out_is_refused(setup: tuple[Skill, Path]) -> None:
     skill, outside = setup
     os.link(outside / "secret.md", skill.folder / "references" / "hard.md")
     assert _read_all(skill, "references/hard.md") == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="check-then-read race: read_resource resolves the path, then opens it by name "
-    "following symlinks; a file swapped for a link in between is read. Open with "
-    "O_NOFOLLOW along the resolved path (as tools/paths.open_regular does) and re-check",
-)
 def test_resource_swapped_for_a_link_after_the_check(
     setup: tuple[Skill, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
