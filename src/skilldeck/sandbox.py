@@ -28,6 +28,7 @@ the real option set, and the probe is cached per ``bwrap`` path for the process.
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import subprocess
 import sys
@@ -102,7 +103,7 @@ def bwrap_argv(
         "--tmpfs",
         "/tmp",
     ]
-    for extra in dict.fromkeys(str(Path(p).resolve()) for p in readonly):
+    for extra in dict.fromkeys(str(Path(p).resolve()) for p in [*_interpreter_dirs(), *readonly]):
         out += ["--ro-bind", extra, extra]
     binds = [p for p in (workspace, scratch, *writable) if p is not None]
     for bind in dict.fromkeys(str(Path(p).resolve()) for p in binds):
@@ -118,6 +119,19 @@ def bwrap_argv(
     out.append("--")
     out.extend(argv)
     return out
+
+
+def _interpreter_dirs() -> list[Path]:
+    """The running Python's installation (and its venv) when the fresh ``/tmp`` would
+    hide it: scripts run with ``sys.executable``, and a virtual environment created
+    under ``/tmp`` (CI checkouts often are) must stay visible inside the sandbox."""
+    tmp = Path("/tmp").resolve()
+    found = []
+    for place in (sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))):
+        path = Path(place).resolve()
+        if path == tmp or tmp in path.parents:
+            found.append(path)
+    return found
 
 
 def probe_sandbox() -> ProbeResult:

@@ -283,3 +283,13 @@ def test_bash_style_wrap_runs_in_its_cwd_and_writes_extra_roots(tmp_path: Path) 
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == str((ws / "sub").resolve())
     assert (other / "note.txt").read_text() == "hi\n"
+
+
+def test_interpreter_under_tmp_stays_visible(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A venv created under /tmp (as CI checkouts often are) is re-mounted after the
+    fresh /tmp, or scripts could not even start their interpreter."""
+    monkeypatch.setattr(sys, "prefix", "/tmp/ci/.venv")
+    argv = bwrap_argv("bwrap", ["python"], workspace=None, scratch=None, network=False)
+    tmpfs = argv.index("/tmp", argv.index("--tmpfs"))
+    rebind = argv.index("/tmp/ci/.venv")
+    assert argv[rebind - 1] == "--ro-bind" and rebind > tmpfs
