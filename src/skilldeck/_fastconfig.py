@@ -40,6 +40,30 @@ _SKILL_KEYS: dict[str, type] = {
 }
 
 
+class HomePaths:
+    """Paths derived from ``home`` and ``workspace``, shared by the full Settings and
+    the light ones (kept free of pydantic so the fast path stays fast)."""
+
+    home: Path
+    workspace: Path
+
+    @property
+    def user_config_path(self) -> Path:
+        return self.home / CONFIG_FILENAME
+
+    @property
+    def workspace_config_path(self) -> Path:
+        return self.workspace / WORKSPACE_DIRNAME / CONFIG_FILENAME
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.home / "cache"
+
+    @property
+    def sessions_db(self) -> Path:
+        return self.home / "sessions.db"
+
+
 class LightSkillSettings:
     """The ``[skills]`` values discovery and the skill listing read."""
 
@@ -56,7 +80,7 @@ class LightSkillSettings:
         return getattr(self._owner.full().skills, name)
 
 
-class LightSettings:
+class LightSettings(HomePaths):
     """``home``, ``workspace``, ``model`` and ``skills`` (see above) as plain
     attributes, the derived paths as properties, anything else from a full Settings."""
 
@@ -66,18 +90,6 @@ class LightSettings:
         self.model: str | None = data.get("model")
         self.skills = LightSkillSettings(self, data.get("skills", {}))
         self._full: Settings | None = None
-
-    @property
-    def user_config_path(self) -> Path:
-        return self.home / CONFIG_FILENAME
-
-    @property
-    def workspace_config_path(self) -> Path:
-        return self.workspace / WORKSPACE_DIRNAME / CONFIG_FILENAME
-
-    @property
-    def cache_dir(self) -> Path:
-        return self.home / "cache"
 
     def full(self) -> Settings:
         """The complete Settings for these files (built once, on first need)."""

@@ -27,10 +27,8 @@ from pydantic import BaseModel, Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from skilldeck._atomic import atomic_write_text
+from skilldeck._fastconfig import CONFIG_FILENAME, WORKSPACE_DIRNAME, HomePaths
 from skilldeck.errors import ConfigError
-
-CONFIG_FILENAME = "config.toml"
-WORKSPACE_DIRNAME = ".skilldeck"
 
 
 def skilldeck_home() -> Path:
@@ -115,7 +113,7 @@ class MCPSettings(BaseModel):
     allow_scripts: bool = False
 
 
-class Settings(BaseSettings):
+class Settings(HomePaths, BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="SKILLDECK_", env_nested_delimiter="__", extra="ignore"
     )
@@ -140,22 +138,6 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings)
-
-    @property
-    def user_config_path(self) -> Path:
-        return self.home / CONFIG_FILENAME
-
-    @property
-    def workspace_config_path(self) -> Path:
-        return self.workspace / WORKSPACE_DIRNAME / CONFIG_FILENAME
-
-    @property
-    def cache_dir(self) -> Path:
-        return self.home / "cache"
-
-    @property
-    def sessions_db(self) -> Path:
-        return self.home / "sessions.db"
 
     def skill_settings(self, name: str) -> dict[str, Any]:
         return dict(self.skills.settings.get(name, {}))

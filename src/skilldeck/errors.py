@@ -133,8 +133,7 @@ class AgentNotFoundError(SkillNotFoundError):
         super().__init__(name, suggestions=suggestions)
         hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
         self.args = (
-            f"No agent named {name!r}.{hint} Run `skilldeck agents list` to see what is "
-            "available.",
+            f"No agent named {name!r}.{hint} Run `skilldeck agents list` to see what is available.",
         )
 
 

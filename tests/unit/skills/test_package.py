@@ -546,7 +546,7 @@ def test_a_failed_lock_write_rolls_the_install_back(
         raise OSError("disk full")
 
     monkeypatch.setattr(LockFile, "write", broken_write)
-    with pytest.raises(PackageError, match="disk full.*rolled back"):
+    with pytest.raises(PackageError, match=r"disk full.*rolled back"):
         install(skill_dir, settings=settings, force=True)
     assert (target / "mine.md").read_text(encoding="utf-8") == "keep me\n"
     assert list((settings.workspace / ".skilldeck" / "backups").iterdir()) == []
