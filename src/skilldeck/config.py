@@ -27,7 +27,9 @@ from pydantic import BaseModel, Field, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from skilldeck._atomic import atomic_write_text
-from skilldeck._fastconfig import CONFIG_FILENAME, WORKSPACE_DIRNAME, HomePaths
+from skilldeck._fastconfig import CONFIG_FILENAME as CONFIG_FILENAME  # re-exported
+from skilldeck._fastconfig import WORKSPACE_DIRNAME as WORKSPACE_DIRNAME  # re-exported
+from skilldeck._fastconfig import HomePaths
 from skilldeck.errors import ConfigError
 
 
