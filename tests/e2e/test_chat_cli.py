@@ -126,3 +126,32 @@ def test_chat_continues_an_existing_session(tmp_path: Path) -> None:
     assert "second" in proc.stdout
     (again,) = json.loads(skilldeck("sessions", "list", "--json", cwd=tmp_path).stdout)
     assert again["id"] == session["id"] and again["message_count"] == 5
+
+
+def test_skill_invoked_by_hand_preapproves_its_allowed_tools(tmp_path: Path) -> None:
+    folder = tmp_path / "skills" / "scribe"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        "---\nname: scribe\ndescription: Writes notes to files.\nallowed-tools: Write\n"
+        "forbidden-tools: Bash\n---\nWrite the notes to notes.txt.\n",
+        encoding="utf-8",
+    )
+    script = write_script(
+        tmp_path / "chat.jsonl",
+        [
+            {"tool_calls": [tool_call("w", "Write", file_path="notes.txt", content="hi\n")]},
+            {"tool_calls": [tool_call("b", "Bash", command="echo nope")]},
+            {"text": "Saved."},
+        ],
+    )
+    proc = skilldeck(
+        "chat", "--model", f"scripted:{script}", "--root", str(tmp_path / "skills"),
+        cwd=tmp_path, input="/skill scribe meeting notes\n/exit\n",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "hi\n"
+    assert "approve?" not in proc.stdout  # Write was pre-approved, Bash denied outright
+    (session,) = json.loads(skilldeck("sessions", "list", "--json", cwd=tmp_path).stdout)
+    shown = json.loads(skilldeck("sessions", "show", session["id"], "--json", cwd=tmp_path).stdout)
+    bash = next(m for m in shown["messages"] if m["role"] == "tool" and m["name"] == "Bash")
+    assert bash["is_error"] and "denied" in bash["content"].lower()

@@ -331,9 +331,28 @@ class Repl:
         body = render_level2(
             skill, arguments=args, session_id=self.session_id, project_dir=agent.cwd
         )
+        self._preapprove(skill.metadata.allowed_tools, skill.metadata.forbidden)
         note = f'The user invoked the skill "{skill.name}". Follow its instructions.'
         preload = [skill_body_message(skill.name, body, note=note)]
         await self.send(args or f"Use the {skill.name} skill.", preload)
+
+    def _preapprove(self, allowed: list[str], forbidden: list[str]) -> None:
+        """As when the model loads a skill with the Skill tool: its allowed-tools are
+        pre-approved and its forbidden tools denied for the rest of the session."""
+        from skilldeck.agent.permissions import SkillAwareGate
+        from skilldeck.tools.base import ToolContext
+
+        agent = self._agent()
+        if not isinstance(agent.gate, SkillAwareGate):
+            return
+        if self.session_id is not None:
+            ctx = agent.tool_context(self.session_id)
+        else:  # the session starts with the next message: seed its state
+            ctx = ToolContext(
+                session_id="", workspace=agent.cwd, settings=agent.settings,
+                state=agent.initial_state,
+            )  # fmt: skip
+        agent.gate.preapprove_skill(ctx, allowed, forbidden)
 
     def _todos(self) -> None:
         if self.session_id is None:
