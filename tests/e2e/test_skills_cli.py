@@ -10,15 +10,7 @@ from pathlib import Path
 
 import pytest
 
-
-def write_skill(folder: Path, name: str | None = None, description: str = "Does things.") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    md = folder / "SKILL.md"
-    md.write_text(
-        f"---\nname: {name or folder.name}\ndescription: {description}\n---\n\n# Body\n",
-        encoding="utf-8",
-    )
-    return md
+from skill_fixtures import write_skill_md as write_skill
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError as ProtocolError
 
+from skill_fixtures import write_demo_catalog, write_skill
 from skilldeck.config import MCPServerConfig, load_settings
 from skilldeck.mcp.client import MCPToolset
 from skilldeck.tools.base import ToolContext
@@ -26,29 +27,10 @@ from skilldeck.tools.base import ToolContext
 pytestmark = pytest.mark.anyio
 
 
-def write_skill(root: Path, name: str, body: str = "Do $ARGUMENTS.", **fields: str) -> Path:
-    folder = root / name
-    folder.mkdir(parents=True)
-    extra = "".join(f"{k}: {v}\n" for k, v in fields.items())
-    (folder / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: Skill {name} for {name} tasks.\n{extra}---\n\n{body}\n",
-        encoding="utf-8",
-    )
-    return folder
-
-
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     root = tmp_path / "skills"
-    demo = write_skill(root, "demo", "Demo body: $ARGUMENTS")
-    (demo / "references").mkdir()
-    (demo / "references" / "guide.md").write_text("# Guide\n", encoding="utf-8")
-    echo = write_skill(root, "echo-script", "Echo.", entrypoint="scripts/echo.py")
-    (echo / "scripts").mkdir()
-    (echo / "scripts" / "echo.py").write_text(
-        "import json, sys\nprint(json.dumps({'echo': json.loads(sys.argv[1])}))\n",
-        encoding="utf-8",
-    )
+    write_demo_catalog(root)
     return root
 
 

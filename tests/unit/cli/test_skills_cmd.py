@@ -9,19 +9,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from skill_fixtures import write_skill_md as write_skill
 from skilldeck.cli.main import build_app
 from skilldeck.config import read_toml
 from skilldeck.errors import SkillNotFoundError
-
-
-def write_skill(folder: Path, name: str | None = None, description: str = "Does things.") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    md = folder / "SKILL.md"
-    md.write_text(
-        f"---\nname: {name or folder.name}\ndescription: {description}\n---\n\n# Body\n",
-        encoding="utf-8",
-    )
-    return md
 
 
 def run(*args: str) -> Any:

@@ -11,6 +11,7 @@ from openai.types.chat import ChatCompletionMessageFunctionToolCall
 from openai.types.chat.chat_completion_message_function_tool_call import Function
 from openai.types.responses import ResponseFunctionToolCall
 
+from skill_fixtures import write_demo_catalog, write_skill
 from skilldeck.config import Settings, load_settings
 from skilldeck.integrations.anthropic_tools import AnthropicToolkit
 from skilldeck.integrations.openai_tools import OpenAIToolkit
@@ -18,29 +19,10 @@ from skilldeck.integrations.skill_tools import skill_tools
 from skilldeck.skills.registry import SkillRegistry
 
 
-def write_skill(root: Path, name: str, body: str, **fields: str) -> Path:
-    folder = root / name
-    folder.mkdir(parents=True)
-    extra = "".join(f"{k}: {v}\n" for k, v in fields.items())
-    (folder / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: Skill {name} for {name} work.\n{extra}---\n\n{body}\n",
-        encoding="utf-8",
-    )
-    return folder
-
-
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     root = tmp_path / "skills"
-    demo = write_skill(root, "demo", "Demo body: $ARGUMENTS")
-    (demo / "references").mkdir()
-    (demo / "references" / "guide.md").write_text("# Guide\n", encoding="utf-8")
-    echo = write_skill(root, "echo-script", "Echo.", entrypoint="scripts/echo.py")
-    (echo / "scripts").mkdir()
-    (echo / "scripts" / "echo.py").write_text(
-        "import json, sys\nprint(json.dumps({'echo': json.loads(sys.argv[1])}))\n",
-        encoding="utf-8",
-    )
+    write_demo_catalog(root)
     ws = tmp_path / "ws"
     ws.mkdir()
     return load_settings(workspace=ws, home=tmp_path / "home")

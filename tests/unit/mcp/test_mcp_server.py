@@ -13,6 +13,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
+from skill_fixtures import write_demo_catalog, write_skill
 from skilldeck.config import Settings, load_settings
 from skilldeck.mcp.server import SCRIPTS_DISABLED, SkillMCPServer, build_server
 from skilldeck.skills.registry import SkillRegistry
@@ -20,28 +21,8 @@ from skilldeck.skills.registry import SkillRegistry
 pytestmark = pytest.mark.anyio
 
 
-def write_skill(root: Path, name: str, body: str = "Do $ARGUMENTS.", **fields: str) -> Path:
-    folder = root / name
-    folder.mkdir(parents=True)
-    extra = "".join(f"{k}: {v}\n" for k, v in fields.items())
-    (folder / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: Skill {name} helps with {name} tasks.\n{extra}---\n\n"
-        f"{body}\n",
-        encoding="utf-8",
-    )
-    return folder
-
-
 def make_catalog(root: Path) -> None:
-    demo = write_skill(root, "demo", "Demo body: $ARGUMENTS", **{"argument-hint": '"[topic]"'})
-    (demo / "references").mkdir()
-    (demo / "references" / "guide.md").write_text("# Guide\nstep one\n", encoding="utf-8")
-    echo = write_skill(root, "echo-script", "Echoes its input.", entrypoint="scripts/echo.py")
-    (echo / "scripts").mkdir()
-    (echo / "scripts" / "echo.py").write_text(
-        "import json, sys\nprint(json.dumps({'echo': json.loads(sys.argv[1])}))\n",
-        encoding="utf-8",
-    )
+    write_demo_catalog(root, guide="# Guide\nstep one\n", **{"argument-hint": '"[topic]"'})
     write_skill(root, "internal", "Not for users.", **{"user-invocable": "false"})
 
 

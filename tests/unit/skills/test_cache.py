@@ -11,19 +11,14 @@ from typing import Any
 
 import pytest
 
+from skill_fixtures import write_skill_md
 from skilldeck.skills import cache, validate
 from skilldeck.skills.discover import Root, RootScan, scan_root
 from skilldeck.skills.skill import SkillKind, SkillSource
 
 
 def write_skill(folder: Path, name: str | None = None, description: str = "Does things.") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    md = folder / "SKILL.md"
-    md.write_text(
-        f"---\nname: {name or folder.name}\ndescription: {description}\n---\n\nBody\n",
-        encoding="utf-8",
-    )
-    return md
+    return write_skill_md(folder, name, description, body="Body")
 
 
 def age(*paths: Path, seconds: float = 3600) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from skill_fixtures import write_skill_md as write_skill
 from skilldeck.config import load_settings
 from skilldeck.skills.discover import Root as DiscoveryRoot
 from skilldeck.skills.discover import (
@@ -17,16 +18,6 @@ from skilldeck.skills.discover import (
     scan_root,
 )
 from skilldeck.skills.skill import SkillSource
-
-
-def write_skill(folder: Path, name: str | None = None, description: str = "Does things.") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    md = folder / "SKILL.md"
-    md.write_text(
-        f"---\nname: {name or folder.name}\ndescription: {description}\n---\n\n# Body\n",
-        encoding="utf-8",
-    )
-    return md
 
 
 def age(tree: Path) -> None:

@@ -7,20 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from skill_fixtures import write_skill_md as write_skill
 from skilldeck.skills.discover import Root as DiscoveryRoot
 from skilldeck.skills.discover import scan_root
 from skilldeck.skills.skill import SkillSource
 from skilldeck.skills.walk import walk_tree
-
-
-def write_skill(folder: Path, name: str | None = None, description: str = "Does things.") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    md = folder / "SKILL.md"
-    md.write_text(
-        f"---\nname: {name or folder.name}\ndescription: {description}\n---\n\n# Body\n",
-        encoding="utf-8",
-    )
-    return md
 
 
 def test_nested_skills_and_root_that_is_a_skill(tmp_path: Path) -> None:
