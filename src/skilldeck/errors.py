@@ -91,14 +91,15 @@ class SkillParseError(SkillError):
         self,
         message: str,
         *,
-        path: Path | None = None,
+        path: Path | str | None = None,
         line: int | None = None,
         code: str = "SD000",
     ) -> None:
         where = f"{path}:{line}: " if path and line else (f"{path}: " if path else "")
         super().__init__(f"{where}{message}")
         self.bare_message = message
-        self.path = path
+        # the parser gets a string path from discovery; errors always carry a Path
+        self.path = Path(path) if isinstance(path, str) else path
         self.line = line
         self.code = code
 

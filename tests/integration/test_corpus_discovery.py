@@ -93,13 +93,13 @@ def test_warm_discovery_matches_cold_and_parses_nothing(
     settings = load_settings(home=tmp_path, workspace=tmp_path)
     cold = SkillRegistry.discover(settings, roots=[corpus], no_defaults=True)
     calls: list[Path] = []
-    real = validate.load_skill
+    real = validate.load_for_discovery
 
     def counting(path: Path, **kwargs: Any) -> Any:
         calls.append(path)
         return real(path, **kwargs)
 
-    monkeypatch.setattr(validate, "load_skill", counting)
+    monkeypatch.setattr(validate, "load_for_discovery", counting)
     warm = SkillRegistry.discover(settings, roots=[corpus], no_defaults=True)
     assert calls == []
     assert warm.fingerprint == cold.fingerprint

@@ -43,7 +43,7 @@ _REQUIREMENT_KINDS = {
 
 
 def from_metadata(
-    parsed: ParsedFrontmatter, fields: dict[str, Any], c: Collector, folder: Path, key: str
+    parsed: ParsedFrontmatter, fields: dict[str, Any], c: Collector, folder: str, key: str
 ) -> None:
     """Strict-valid skills can only use the spec fields, so they declare skilldeck's
     ``version`` and ``entrypoint`` under ``metadata:``; read them from there when the
@@ -77,7 +77,7 @@ def normalise(
     fields: dict[str, Any],
     extra: dict[str, Any],
     c: Collector,
-    folder: Path,
+    folder: str,
 ) -> None:
     """Store the normalised ``value`` of one known field in ``fields``."""
     attr = canon.replace("-", "_")
@@ -110,8 +110,9 @@ def normalise(
 
 
 def skill_name(
-    parsed: ParsedFrontmatter, folder: Path, c: Collector, key: str | None
+    parsed: ParsedFrontmatter, folder: str, c: Collector, key: str | None
 ) -> str | None:
+    """The skill's name (``folder`` is the skill folder's path as a string)."""
     raw = parsed.data.get(key) if key else None
     if isinstance(raw, _COLLECTIONS):
         c.error("SD107", "`name` must be text (lowercase letters, digits and hyphens), "
@@ -120,7 +121,7 @@ def skill_name(
         return None
     name = F.text_of(parsed, (key,), raw).strip() if key else ""
     if not name:
-        fallback = folder.name
+        fallback = os.path.basename(folder)
         what = "is empty" if key else "is missing"
         if c.strict:
             c.error("SD102", f"required field `name` {what}; add `name: {fallback}`.",
@@ -133,12 +134,13 @@ def skill_name(
     return name
 
 
-def _check_name(name: str, folder: Path, c: Collector, key: str | None) -> None:
+def _check_name(name: str, folder: str, c: Collector, key: str | None) -> None:
     """The spec's naming rules, checked on the NFKC form like skills-ref does."""
+    folder_name = os.path.basename(folder)
     if _GOOD_NAME.match(name) and len(name) <= MAX_NAME_LENGTH:  # the common case
-        if name != folder.name and unicodedata.normalize("NFKC", folder.name) != name:
-            c.flag("SD101", f"name '{name}' does not match its folder '{folder.name}'; "
-                   f"rename the folder to '{name}' or set `name: {folder.name}`.",
+        if name != folder_name and unicodedata.normalize("NFKC", folder_name) != name:
+            c.flag("SD101", f"name '{name}' does not match its folder '{folder_name}'; "
+                   f"rename the folder to '{name}' or set `name: {folder_name}`.",
                    key=key)  # fmt: skip
         return
     norm = unicodedata.normalize("NFKC", name)
@@ -159,9 +161,9 @@ def _check_name(name: str, folder: Path, c: Collector, key: str | None) -> None:
         shown = ", ".join(repr(ch) for ch in bad)
         c.flag("SD106", f"name '{norm}' contains {shown}; only letters, digits and "
                f"hyphens are allowed. Use '{slug}'.", key=key)  # fmt: skip
-    if unicodedata.normalize("NFKC", folder.name) != norm:
-        c.flag("SD101", f"name '{norm}' does not match its folder '{folder.name}'; rename "
-               f"the folder to '{norm}' or set `name: {folder.name}`.", key=key)  # fmt: skip
+    if unicodedata.normalize("NFKC", folder_name) != norm:
+        c.flag("SD101", f"name '{norm}' does not match its folder '{folder_name}'; rename "
+               f"the folder to '{norm}' or set `name: {folder_name}`.", key=key)  # fmt: skip
 
 
 def _slugify(name: str) -> str:
@@ -270,19 +272,19 @@ def _context(parsed: ParsedFrontmatter, key: str, value: Any, c: Collector) -> s
     return text
 
 
-def _entrypoint(key: str, text: str, c: Collector, folder: Path) -> str:
+def _entrypoint(key: str, text: str, c: Collector, folder: str) -> str:
     if os.path.isabs(text) or ".." in Path(text).parts:
         c.error("SD171", f"entrypoint '{text}' must be a path inside the skill folder, "
                 "such as `scripts/run.py`.", key=key)  # fmt: skip
-    elif not _is_file(folder / text):
+    elif not _is_file(os.path.join(folder, text)):
         c.warn("SD170", f"entrypoint '{text}' does not exist in {folder}; create it or fix "
                "the path.", key=key)  # fmt: skip
     return text
 
 
-def _is_file(path: Path) -> bool:
-    """``is_file`` that says False for paths the OS refuses (too long, NUL, …)."""
+def _is_file(path: str) -> bool:
+    """``isfile`` that says False for paths the OS refuses (too long, NUL, …)."""
     try:
-        return path.is_file()
+        return os.path.isfile(path)
     except (OSError, ValueError):
         return False

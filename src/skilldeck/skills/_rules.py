@@ -9,7 +9,12 @@ from __future__ import annotations
 import difflib
 import functools
 
-from skilldeck.skills.diagnostics import Diagnostic, Severity
+from skilldeck.skills.diagnostics import (
+    Diagnostic,
+    DiagnosticRow,
+    Severity,
+    diagnostic_from_row,
+)
 from skilldeck.skills.parse import ParsedFrontmatter
 from skilldeck.skills.spec import KNOWN_FIELDS
 
@@ -55,13 +60,20 @@ RULES: dict[str, str] = {
 
 class Collector:
     """Accumulates diagnostics for one SKILL.md; ``flag`` is a warning in lenient mode
-    and an error in strict mode (the spec rules skilldeck relaxes by default)."""
+    and an error in strict mode (the spec rules skilldeck relaxes by default).
+
+    Problems are kept as rows (see :data:`~skilldeck.skills.diagnostics.DiagnosticRow`):
+    discovery stores them as they are in its snapshot, and :attr:`diagnostics` builds
+    the Diagnostic objects for callers that want them.
+    """
+
+    __slots__ = ("_parsed", "has_errors", "lines", "rows", "strict")
 
     def __init__(self, parsed: ParsedFrontmatter, *, strict: bool) -> None:
-        self.path = parsed.path
+        self._parsed = parsed
         self.lines = parsed.key_lines
         self.strict = strict
-        self.diagnostics: list[Diagnostic] = []
+        self.rows: list[DiagnosticRow] = []
         self.has_errors = False
 
     def add(
@@ -75,9 +87,7 @@ class Collector:
     ) -> None:
         if line is None:
             line = self.lines.get(key, 1) if key is not None else 1
-        self.diagnostics.append(
-            Diagnostic(code, RULES[code], message, severity=severity, path=self.path, line=line)
-        )
+        self.rows.append([code, RULES[code], message, str(severity), line, "="])
         if severity is Severity.ERROR:
             self.has_errors = True
 
@@ -93,6 +103,20 @@ class Collector:
              line: int | None = None) -> None:  # fmt: skip
         severity = Severity.ERROR if self.strict else Severity.WARNING
         self.add(code, message, severity, key=key, line=line)
+
+    def in_file_order(self) -> None:
+        """Sort the rows by line (stable, so rules keep their order within a line)."""
+        if len(self.rows) > 1:
+            self.rows.sort(key=_line_of)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        path = self._parsed.path
+        return [diagnostic_from_row(row, path) for row in self.rows]
+
+
+def _line_of(row: DiagnosticRow) -> int:
+    return row[4] or 0
 
 
 @functools.lru_cache(maxsize=512)

@@ -48,21 +48,20 @@ import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skilldeck.skills.diagnostics import diagnostic_from_row, diagnostic_to_row
 from skilldeck.skills.skill import (
     Skill,
     SkillKind,
     SkillSource,
     SnapshotBlob,
-    declared_kind_of,
-    diagnostic_from_row,
-    diagnostic_to_row,
     encode_stored,
+    sets_gating_field,
     snapshot_skill,
 )
 from skilldeck.skills.walk import Tree, link_state
 
 if TYPE_CHECKING:
-    from skilldeck.skills.diagnostics import Diagnostic
+    from skilldeck.skills.diagnostics import Diagnostic, DiagnosticRow
 
 __all__ = [
     "RACY_NS",
@@ -314,12 +313,7 @@ def _row(rel: str, rec: Record, racy_after: int, pos: int) -> tuple[list[Any], b
             chunk, gated = meta.chunk, meta.gate
         else:
             chunk = encode_stored(meta, diags or [])
-            gated = meta is not None and bool(
-                meta.get("requires_tools")
-                or meta.get("requires_bins")
-                or meta.get("requires_env")
-                or meta.get("compatibility")
-            )
+            gated = meta is not None and sets_gating_field(meta)
     except (TypeError, ValueError, OSError):  # not plain data: parse it every time
         mtime, chunk, gated = -1, encode_stored(None, []), False
     if mtime >= racy_after:
@@ -351,21 +345,18 @@ def _replace(path: Path, data: bytes) -> None:
 def record_from_load(
     stamp: tuple[int, int],
     skill: Skill | None,
-    diagnostics: list[Diagnostic],
+    rows: list[DiagnosticRow],
+    declared: str | None,
     *,
     name: str,
 ) -> Record:
-    """What to remember about one SKILL.md after :func:`load_skill` read it at
-    ``stamp`` (its ``(mtime_ns, size)``)."""
+    """What to remember about one SKILL.md after discovery read it at ``stamp`` (its
+    ``(mtime_ns, size)``): ``rows`` are its diagnostics and ``declared`` its declared
+    kind (whether a ``skill.py`` makes it a code skill is the walk's to say)."""
     mtime, size = stamp
-    md = skill.skill_md_str if skill else None
-    diags = [diagnostic_to_row(d, md) for d in diagnostics]
     if skill is None:
-        return [mtime, size, None, 0, None, diags, name]
-    meta = skill.field_values()
-    # whether skill.py makes it a code skill is the walk's to say: store what is declared
-    kind = str(declared_kind_of(meta) if skill.kind is SkillKind.CODE else skill.kind)
-    return [mtime, size, meta, skill.body_offset, kind, diags, name]
+        return [mtime, size, None, 0, None, rows, name]
+    return [mtime, size, skill.field_values(), skill.body_offset, declared, rows, name]
 
 
 def skill_from_record(

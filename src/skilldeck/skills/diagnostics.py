@@ -55,3 +55,23 @@ def errors_of(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
 
 def warnings_of(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
     return [d for d in diagnostics if not d.is_error]
+
+
+# ---- diagnostics as plain rows (the snapshot's, the validator's and the JSON listing's form)
+
+#: A diagnostic as plain data: ``[code, rule, message, severity, line, path]``, where
+#: path ``"="`` means "the SKILL.md this row belongs to". Validators collect rows and
+#: discovery stores them as they are; Diagnostic objects are built when asked for.
+DiagnosticRow = list[Any]
+_SEVERITIES = {str(s): s for s in Severity}
+
+
+def diagnostic_to_row(d: Diagnostic, md: str | None) -> DiagnosticRow:
+    path = None if d.path is None else ("=" if str(d.path) == md else str(d.path))
+    return [d.code, d.rule, d.message, str(d.severity), d.line, path]
+
+
+def diagnostic_from_row(row: DiagnosticRow, md: Path | None) -> Diagnostic:
+    code, rule, message, severity, line, path = row
+    where = md if path == "=" else (Path(path) if path else None)
+    return Diagnostic(code, rule, message, severity=_SEVERITIES[severity], path=where, line=line)

@@ -34,13 +34,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skilldeck.skills import cache as cache_mod
-from skilldeck.skills.diagnostics import Diagnostic
+from skilldeck.skills.diagnostics import Diagnostic, DiagnosticRow, diagnostic_from_row
 from skilldeck.skills.skill import Skill, SkillKind, SkillSource
 from skilldeck.skills.walk import ROOT_NOT_FOUND, Tree, diagnostic, walk_tree
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
     from skilldeck.skills.cache import Record, RootSnapshot
+    from skilldeck.skills.validate import Discovered
 
 _KINDS = {str(k): k for k in SkillKind}
 
@@ -443,29 +444,26 @@ def _load_one(
     file's (mtime, size), None when not taken yet), else parsed. Returns its record,
     None when the file is gone."""
     root, source = scan.root.path, scan.root.source
+    has_code = rel in with_code
     loaded = None
     if rec is not None and stamp is not None and rec[0] == stamp[0] and rec[1] == stamp[1]:
-        loaded = cache_mod.skill_from_record(
-            rec, md, source=source, root=root, has_code=rel in with_code
-        )
+        loaded = cache_mod.skill_from_record(rec, md, source=source, root=root, has_code=has_code)
     if loaded is not None:
         skill, diags, name = loaded
     else:
-        skill, diags = _parse(
-            Path(md), source=source, root=root, strict=strict, has_code=rel in with_code
+        skill, rows, declared, read_at = _parse(
+            md, source=source, root=root, strict=strict, has_code=has_code
         )
         if stamp is None:
             # what the parse saw; a file it could not read is stat-ed now (an edit
             # racing this is caught by the snapshot's racy-timestamp rule)
-            stamp = skill._stamp if skill is not None else None
-            stamp = stamp or _stamp_of(md)
+            stamp = read_at or _stamp_of(md)
             if stamp is None:
                 return None  # removed since the walk
         name = skill.name if skill else os.path.basename(os.path.dirname(md))
-        rec = cache_mod.record_from_load(stamp, skill, diags, name=name)
+        rec = cache_mod.record_from_load(stamp, skill, rows, declared, name=name)
         scan.parsed += 1
-        if skill is not None and diags:
-            skill.diagnostics_as_rows(rec[5])  # fewer objects for the collector
+        diags = [] if skill is not None else _diagnostics(rows, md)
     if add_file and stamp is not None:
         scan.add_file(md, stamp[0], stamp[1])
     if skill is not None:
@@ -474,6 +472,11 @@ def _load_one(
         skill_md = Path(md)
         scan.invalid.append(InvalidSkill(name, skill_md.parent, skill_md, source, root, diags))
     return rec
+
+
+def _diagnostics(rows: list[DiagnosticRow], md: str) -> list[Diagnostic]:
+    skill_md = Path(md)
+    return [diagnostic_from_row(row, skill_md) for row in rows]
 
 
 def _stamp_of(path: str) -> tuple[int, int] | None:
@@ -485,15 +488,15 @@ def _stamp_of(path: str) -> tuple[int, int] | None:
 
 
 def _parse(
-    skill_md: Path, *, source: SkillSource, root: Path, strict: bool, has_code: bool
-) -> tuple[Skill | None, list[Diagnostic]]:
+    md: str, *, source: SkillSource, root: Path, strict: bool, has_code: bool
+) -> Discovered:
     """Read one SKILL.md's frontmatter. Looked up through the module each time so a
-    test can count parses by patching ``validate.load_skill``; the module itself is
-    imported on first use only (it brings the metadata model, which a warm
+    test can count parses by patching ``validate.load_for_discovery``; the module
+    itself is imported on first use only (it brings the metadata model, which a warm
     discovery never needs)."""
     name = "skilldeck.skills.validate"
     module = sys.modules.get(name) or importlib.import_module(name)
-    loaded: tuple[Skill | None, list[Diagnostic]] = module.load_skill(
-        skill_md, strict=strict, source=source, root=root, has_code=has_code, lazy=True
+    loaded: Discovered = module.load_for_discovery(
+        md, strict=strict, source=source, root=root, has_code=has_code
     )
     return loaded

@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +70,6 @@ _BOM = b"\xef\xbb\xbf"
 _CLOSE_RE = re.compile(rb"^---[ \t]*\r?$", re.MULTILINE)
 
 
-@dataclass(frozen=True)
 class ParsedFrontmatter:
     """What one SKILL.md's frontmatter says, and where.
 
@@ -82,22 +80,76 @@ class ParsedFrontmatter:
     than a string (``1.10``, ``yes``, ``[x]``), down to depth two, so that fields
     expecting strings get what the author wrote. ``duplicate_keys`` lists top-level
     keys given twice (``(key, line)`` of the later one; the later value wins).
+    ``stamp`` is the file's ``(mtime_ns, size)`` when it was opened for this parse
+    (None for text not read from a file): what a cache keys the result by, without a
+    second ``stat`` (taken before reading, so a later edit always shows).
+
+    A plain slotted class rather than a dataclass: discovery builds thousands, and
+    ``path`` is kept as given (discovery passes a string) and made a ``Path`` only
+    when something asks for it (a diagnostic's location, an error).
     """
 
-    path: Path
-    data: dict[str, Any]
-    body_offset: int
-    key_lines: dict[str, int]
-    source_text: dict[Path_, str] = field(default_factory=dict)
-    duplicate_keys: tuple[tuple[str, int], ...] = ()
-    #: ``(mtime_ns, size)`` of the file when it was opened for this parse (None for
-    #: text not read from a file): what a cache keys the result by, without a
-    #: second ``stat`` (taken before reading, so a later edit always shows)
-    stamp: tuple[int, int] | None = field(default=None, compare=False, repr=False)
+    __slots__ = (
+        "_path",
+        "body_offset",
+        "data",
+        "duplicate_keys",
+        "key_lines",
+        "path_str",
+        "source_text",
+        "stamp",
+    )
+
+    def __init__(
+        self,
+        path: Path | str,
+        data: dict[str, Any],
+        body_offset: int,
+        key_lines: dict[str, int],
+        source_text: dict[Path_, str] | None = None,
+        duplicate_keys: tuple[tuple[str, int], ...] = (),
+        stamp: tuple[int, int] | None = None,
+    ) -> None:
+        self._path = path if isinstance(path, Path) else None
+        self.path_str = str(path)
+        self.data = data
+        self.body_offset = body_offset
+        self.key_lines = key_lines
+        self.source_text = {} if source_text is None else source_text
+        self.duplicate_keys = duplicate_keys
+        self.stamp = stamp
+
+    @property
+    def path(self) -> Path:
+        path = self._path
+        if path is None:
+            path = self._path = Path(self.path_str)
+        return path
 
     def text(self, *path: str | int) -> str | None:
         """The source text recorded for ``path``, if YAML retyped that value."""
         return self.source_text.get(path)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ParsedFrontmatter):
+            return NotImplemented
+        return (
+            self.path_str == other.path_str
+            and self.data == other.data
+            and self.body_offset == other.body_offset
+            and self.key_lines == other.key_lines
+            and self.source_text == other.source_text
+            and self.duplicate_keys == other.duplicate_keys
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable contents, like the dataclass was
+
+    def __repr__(self) -> str:
+        return (
+            f"ParsedFrontmatter(path={self.path_str!r}, data={self.data!r}, "
+            f"body_offset={self.body_offset!r}, key_lines={self.key_lines!r}, "
+            f"source_text={self.source_text!r}, duplicate_keys={self.duplicate_keys!r})"
+        )
 
 
 def find_skill_md(folder: Path) -> Path | None:
@@ -109,7 +161,7 @@ def find_skill_md(folder: Path) -> Path | None:
     return None
 
 
-def parse_skill_md(path: Path) -> ParsedFrontmatter:
+def parse_skill_md(path: Path | str) -> ParsedFrontmatter:
     """Parse the frontmatter of ``path`` without reading the body.
 
     Raises :class:`SkillParseError` (``code`` SD001–SD008, ``line``, ``path``) when the
@@ -139,11 +191,12 @@ def parse_yaml_text(
 
 
 def _parse_text(
-    text: str, path: Path, body_offset: int, first_line: int, stamp: tuple[int, int] | None
+    text: str, path: Path | str, body_offset: int, first_line: int, stamp: tuple[int, int] | None
 ) -> ParsedFrontmatter:
     parsed = parse_simple(text, first_line, plain_value)
     if parsed is None:
-        parsed = compose_mapping(text, path=path, first_line=first_line)
+        where = path if isinstance(path, Path) else Path(path)
+        parsed = compose_mapping(text, path=where, first_line=first_line)
     data, lines, source, duplicates = parsed
     return ParsedFrontmatter(path, data, body_offset, lines, source, tuple(duplicates), stamp)
 
@@ -151,7 +204,7 @@ def _parse_text(
 # ---- reading -------------------------------------------------------------------
 
 
-def _read_frontmatter(path: Path) -> tuple[bytes, int, int, int, tuple[int, int]]:
+def _read_frontmatter(path: Path | str) -> tuple[bytes, int, int, int, tuple[int, int]]:
     """Read chunks until the closing ``---`` line.
 
     Returns ``(buffer, yaml_start, close_start, body_offset, stamp)``: the YAML is
@@ -179,7 +232,7 @@ def _read_frontmatter(path: Path) -> tuple[bytes, int, int, int, tuple[int, int]
         os.close(fd)
 
 
-def _scan(fd: int, path: Path) -> tuple[bytes, int, int, int]:
+def _scan(fd: int, path: Path | str) -> tuple[bytes, int, int, int]:
     buf = os.read(fd, _CHUNK)
     if buf[:4] == b"---\n":  # the usual opening: skip the general checks below
         match = _CLOSE_RE.search(buf, 4)
@@ -218,7 +271,7 @@ def _scan(fd: int, path: Path) -> tuple[bytes, int, int, int]:
         buf += more
 
 
-def _too_large(path: Path) -> SkillParseError:
+def _too_large(path: Path | str) -> SkillParseError:
     return SkillParseError(
         f"no closing `---` within the first {MAX_FRONTMATTER_BYTES // 1024} KiB: the "
         "frontmatter is unclosed or too large (keep it short; move text into the body)",
@@ -228,11 +281,11 @@ def _too_large(path: Path) -> SkillParseError:
     )
 
 
-def _unreadable(path: Path, e: OSError) -> SkillParseError:
+def _unreadable(path: Path | str, e: OSError) -> SkillParseError:
     return SkillParseError(f"cannot read file: {e.strerror or e}", path=path, code=SD_UNREADABLE)
 
 
-def _unclosed(path: Path) -> SkillParseError:
+def _unclosed(path: Path | str) -> SkillParseError:
     return SkillParseError(
         "frontmatter opened with `---` on line 1 is never closed: add a `---` line "
         "after the last `key: value` line",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skilldeck.errors import ResourceAccessError, SkillParseError
-from skilldeck.skills.diagnostics import Diagnostic, Severity
+from skilldeck.skills.diagnostics import Diagnostic, diagnostic_from_row, diagnostic_to_row
 
 if TYPE_CHECKING:
     from skilldeck.skills.spec import SkillMetadata
@@ -64,13 +64,32 @@ def declared_kind(metadata: SkillMetadata) -> SkillKind:
 
 def declared_kind_of(fields: dict[str, Any]) -> SkillKind:
     """:func:`declared_kind` from metadata field values (see ``Skill.field_values``)."""
-    if fields.get("entrypoint") or (fields.get("metadata") or {}).get("entrypoint"):
-        return SkillKind.SCRIPT
-    return SkillKind.PROMPT
+    return SkillKind.SCRIPT if declared_entrypoint(fields) else SkillKind.PROMPT
+
+
+def declared_entrypoint(fields: dict[str, Any]) -> str | None:
+    """The entrypoint metadata field values declare, at the top level or (for
+    strict-valid skills) under ``metadata:``."""
+    entry = fields.get("entrypoint")
+    if entry:
+        return entry  # type: ignore[no-any-return]
+    meta = fields.get("metadata")
+    return meta.get("entrypoint") if meta else None
 
 
 #: Frontmatter fields that can make a skill unavailable (see :mod:`.gating`).
 GATING_FIELDS = ("requires_tools", "requires_bins", "requires_env", "compatibility")
+
+
+def sets_gating_field(fields: dict[str, Any]) -> bool:
+    """Whether metadata field values set any of :data:`GATING_FIELDS` (spelled out:
+    discovery asks this of every skill it parses)."""
+    return bool(
+        fields.get("requires_tools")
+        or fields.get("requires_bins")
+        or fields.get("requires_env")
+        or fields.get("compatibility")
+    )
 
 
 class GatingFields(NamedTuple):
@@ -80,9 +99,6 @@ class GatingFields(NamedTuple):
     requires_bins: list[str]
     requires_env: list[str]
     compatibility: str | None
-
-
-_SEVERITIES = {str(s): s for s in Severity}
 
 
 class Skill:
@@ -494,7 +510,7 @@ def record_skill(
     name: str,
     skill_md: str,
     fields: dict[str, Any],
-    diagnostics: list[Diagnostic],
+    diagnostic_rows: list[list[Any]],
     gate: bool,
     source: SkillSource,
     root: Path | None,
@@ -516,7 +532,8 @@ def record_skill(
     self._gate = gate
     self._metadata = None
     self._fields = fields
-    self._diagnostics = diagnostics
+    self._diag_rows = diagnostic_rows  # Diagnostic objects are built when asked for
+    self._diagnostics = None
     self._stamp = stamp
     self.source = source
     self.root = root
@@ -577,17 +594,3 @@ def encode_stored(meta: dict[str, Any] | None, rows: list[Any]) -> bytes:
     """One skill's chunk of a :class:`SnapshotBlob`; ValueError for a value that is
     not plain data."""
     return marshal.dumps([meta, rows])
-
-
-# ---- diagnostics as plain rows (the snapshot's and the JSON listing's form) ----------
-
-
-def diagnostic_to_row(d: Diagnostic, md: str | None) -> list[Any]:
-    path = None if d.path is None else ("=" if str(d.path) == md else str(d.path))
-    return [d.code, d.rule, d.message, str(d.severity), d.line, path]
-
-
-def diagnostic_from_row(row: list[Any], md: Path | None) -> Diagnostic:
-    code, rule, message, severity, line, path = row
-    where = md if path == "=" else (Path(path) if path else None)
-    return Diagnostic(code, rule, message, severity=_SEVERITIES[severity], path=where, line=line)

@@ -27,23 +27,32 @@ from skilldeck.skills import _fields as F
 from skilldeck.skills import _normalize as N
 from skilldeck.skills._refcheck import reference_diagnostics
 from skilldeck.skills._rules import RULES, Collector, suggest_field
-from skilldeck.skills.diagnostics import Diagnostic, Severity
+from skilldeck.skills.diagnostics import (
+    Diagnostic,
+    DiagnosticRow,
+    Severity,
+    diagnostic_from_row,
+    diagnostic_to_row,
+)
 from skilldeck.skills.parse import ParsedFrontmatter, find_skill_md, parse_skill_md
 from skilldeck.skills.skill import (
-    GATING_FIELDS,
     Skill,
     SkillKind,
     SkillSource,
+    declared_entrypoint,
     declared_kind,
     detect_kind,
     record_skill,
+    sets_gating_field,
 )
 from skilldeck.skills.spec import KNOWN_FIELDS, SPEC_FIELDS, SkillMetadata, canonical_field
 
 __all__ = [
     "RULES",
+    "Discovered",
     "ValidationReport",
     "build_metadata",
+    "load_for_discovery",
     "load_skill",
     "validate_path",
 ]
@@ -55,13 +64,13 @@ _SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", 
 
 
 def build_metadata(
-    parsed: ParsedFrontmatter, *, folder: Path, strict: bool = False
+    parsed: ParsedFrontmatter, *, folder: Path | str, strict: bool = False
 ) -> tuple[SkillMetadata | None, list[Diagnostic]]:
     """Normalise ``parsed`` into SkillMetadata and report every problem at once.
 
     Returns ``(None, diagnostics)`` when any diagnostic is an error.
     """
-    values, c = _normalised(parsed, folder=folder, strict=strict)
+    values, c = _normalised(parsed, folder=os.fspath(folder), strict=strict)
     if values is None:
         return None, c.diagnostics
     try:
@@ -73,10 +82,11 @@ def build_metadata(
 
 
 def _normalised(
-    parsed: ParsedFrontmatter, *, folder: Path, strict: bool
+    parsed: ParsedFrontmatter, *, folder: str, strict: bool
 ) -> tuple[dict[str, Any] | None, Collector]:
     """The keyword arguments of SkillMetadata (already of the declared types) and the
-    collector holding every diagnostic; None for the values when any is an error."""
+    collector holding every diagnostic; None for the values when any is an error.
+    ``folder`` is the skill folder's path as a string."""
     c = Collector(parsed, strict=strict)
     for key, line in parsed.duplicate_keys:
         c.flag("SD152", f"`{key}` is given more than once; the last one (line {line}) "
@@ -109,8 +119,7 @@ def _normalised(
     N.from_metadata(parsed, fields, c, folder, seen.get("metadata", "metadata"))
     name = N.skill_name(parsed, folder, c, seen.get("name"))
     description = N.skill_description(parsed, c, seen.get("description"))
-    if len(c.diagnostics) > 1:
-        c.diagnostics.sort(key=lambda d: d.line or 0)  # stable: file order
+    c.in_file_order()
     if c.has_errors or name is None or description is None:
         return None, c
     return {"name": name, "description": description, "extra": extra, **fields}, c
@@ -180,17 +189,19 @@ def _load(
         rule = RULES.get(e.code, "parse-error")
         return None, [Diagnostic(e.code, rule, e.bare_message, path=md, line=e.line)], None
     if lazy:
-        return _lazy_skill(parsed, folder, strict=strict, source=source, root=root,
-                           has_code=has_code)  # fmt: skip
+        skill, rows, _declared = _lazy_skill(
+            parsed, str(folder), strict=strict, source=source, root=root, has_code=has_code
+        )
+        diagnostics = [diagnostic_from_row(row, md) for row in rows]
+        return skill, diagnostics, skill.name if skill else _raw_name(parsed)
     metadata, diagnostics = build_metadata(parsed, folder=folder, strict=strict)
     if strict:
         extra = reference_diagnostics(parsed)
         if extra:
             diagnostics = sorted([*diagnostics, *extra], key=lambda d: d.line or 0)
             metadata = None
-    raw_name = parsed.data.get("name")
     if metadata is None:
-        return None, diagnostics, raw_name if isinstance(raw_name, str) else None
+        return None, diagnostics, _raw_name(parsed)
     skill = Skill(
         metadata=metadata,
         folder=folder,
@@ -204,46 +215,77 @@ def _load(
     return skill, diagnostics, metadata.name
 
 
+def _raw_name(parsed: ParsedFrontmatter) -> str | None:
+    raw_name = parsed.data.get("name")
+    return raw_name if isinstance(raw_name, str) else None
+
+
+#: One SKILL.md as discovery takes it: the skill (None when it does not load), its
+#: diagnostics as rows, its declared kind (``prompt``/``script``; None when it does not
+#: load) and the ``(mtime_ns, size)`` it was read at (None when it could not be read).
+Discovered = tuple[Skill | None, list[DiagnosticRow], str | None, tuple[int, int] | None]
+
+
+def load_for_discovery(
+    md: str, *, strict: bool, source: SkillSource, root: Path | None, has_code: bool
+) -> Discovered:
+    """``load_skill(md, lazy=True)`` for discovery's hot loop: ``md`` is the SKILL.md
+    path as a string and the walk already knows whether a ``skill.py`` sits beside
+    it. The same rules and messages; no Path or Diagnostic object is built unless a
+    caller asks the skill for one, and the diagnostics come back as the rows the
+    snapshot stores."""
+    try:
+        parsed = parse_skill_md(md)
+    except SkillParseError as e:
+        rule = RULES.get(e.code, "parse-error")
+        return None, [[e.code, rule, e.bare_message, "error", e.line, "="]], None, None
+    skill, rows, declared = _lazy_skill(
+        parsed, os.path.dirname(md), strict=strict, source=source, root=root, has_code=has_code
+    )
+    return skill, rows, declared, parsed.stamp
+
+
 def _lazy_skill(
     parsed: ParsedFrontmatter,
-    folder: Path,
+    folder: str,
     *,
     strict: bool,
     source: SkillSource,
     root: Path | None,
     has_code: bool | None,
-) -> tuple[Skill | None, list[Diagnostic], str | None]:
-    """``_load`` for ``lazy=True``: the same rules and diagnostics, a skill holding
-    the normalised values instead of a SkillMetadata built from them."""
+) -> tuple[Skill | None, list[DiagnosticRow], str | None]:
+    """``_load`` for ``lazy=True``: the same rules and diagnostics (as rows), a skill
+    holding the normalised values instead of a SkillMetadata built from them, and
+    its declared kind."""
     values, c = _normalised(parsed, folder=folder, strict=strict)
-    diagnostics = c.diagnostics
+    rows = c.rows
     if strict:
         extra = reference_diagnostics(parsed)
         if extra:
-            diagnostics = sorted([*diagnostics, *extra], key=lambda d: d.line or 0)
+            md = parsed.path_str
+            rows = [*rows, *(diagnostic_to_row(d, md) for d in extra)]
+            rows.sort(key=lambda row: row[4] or 0)
             values = None
     if values is None:
-        raw_name = parsed.data.get("name")
-        return None, diagnostics, raw_name if isinstance(raw_name, str) else None
+        return None, rows, None
     if not values["extra"]:
         del values["extra"]  # as model_dump(exclude_defaults=True) would leave it
     if has_code is None:
         has_code = os.path.isfile(os.path.join(folder, "skill.py"))
-    entry = values.get("entrypoint") or values.get("metadata", {}).get("entrypoint")
-    kind = SkillKind.CODE if has_code else (SkillKind.SCRIPT if entry else SkillKind.PROMPT)
+    declared = SkillKind.SCRIPT if declared_entrypoint(values) else SkillKind.PROMPT
     skill = record_skill(
         values["name"],
-        str(parsed.path),
+        parsed.path_str,
         values,
-        diagnostics,
-        any(values.get(f) for f in GATING_FIELDS),
+        rows,
+        sets_gating_field(values),
         source,
         root,
         parsed.body_offset,
-        kind,
+        SkillKind.CODE if has_code else declared,
         parsed.stamp,
     )
-    return skill, diagnostics, values["name"]
+    return skill, rows, declared.value
 
 
 def _kind(folder: Path, metadata: SkillMetadata, has_code: bool | None) -> SkillKind:

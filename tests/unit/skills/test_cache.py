@@ -40,13 +40,13 @@ class Counter:
 def parses(monkeypatch: pytest.MonkeyPatch) -> Counter:
     """Count SKILL.md loads (and YAML parses) on their way through the validator."""
     counter = Counter()
-    real = validate.load_skill
+    real = validate.load_for_discovery
 
     def counting(path: Path, **kwargs: Any) -> Any:
         counter.paths.append(Path(path))
         return real(path, **kwargs)
 
-    monkeypatch.setattr(validate, "load_skill", counting)
+    monkeypatch.setattr(validate, "load_for_discovery", counting)
     return counter
 
 
