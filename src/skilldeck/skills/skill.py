@@ -563,11 +563,18 @@ class SnapshotBlob:
         return SnapshotBlob, (self.path,)
 
     def _load(self) -> memoryview:
-        """``OSError`` when the file is gone (its snapshot was replaced meanwhile)."""
+        """The chunks (the payload of the sealed file); ``OSError`` when the file is
+        gone (its snapshot was replaced meanwhile) or damaged."""
         data = self._data
         if data is None:
+            from skilldeck.skills._sealed import unseal
+
             with open(self.path, "rb") as fh:
-                data = self._data = memoryview(fh.read())
+                raw = fh.read()
+            try:
+                data = self._data = unseal(raw)
+            except ValueError as e:
+                raise OSError(f"snapshot blob {self.path}: {e}") from e
         return data
 
     def chunk(self, start: int, end: int) -> bytes:

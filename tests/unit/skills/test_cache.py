@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import time
 from collections.abc import Callable
@@ -13,6 +13,7 @@ import pytest
 
 from skill_fixtures import write_skill_md
 from skilldeck.skills import cache, validate
+from skilldeck.skills._sealed import seal, unseal
 from skilldeck.skills.discover import Root, RootScan, scan_root
 from skilldeck.skills.skill import SkillKind, SkillSource
 
@@ -163,13 +164,20 @@ def test_corrupt_cache_is_ignored_and_rebuilt(tree: Path, tmp_path: Path, parses
     cache_dir = tmp_path / "cache"
     scan(tree, cache_dir)
     path = cache.snapshot_path(cache_dir, tree)
-    for garbage in (b"{not json", b"[]", b'{"v": 1}', b"\x00\xff"):
+    for garbage in (
+        b"{not marshal",
+        b"[]",
+        marshal.dumps({"v": 1}),
+        b"\x00\xff",
+        seal(b"[\xff\xff\xff\x7f")[:-2],  # truncated
+        seal(marshal.dumps({"v": 1}))[:-1] + b"!",  # one byte changed
+    ):
         path.write_bytes(garbage)
         parses.paths.clear()
         result = scan(tree, cache_dir)
         assert len(parses.paths) == 4
         assert names(result) == ["alpha", "beta", "nested"]
-    assert json.loads(path.read_bytes())["v"]  # rebuilt
+    assert marshal.loads(unseal(path.read_bytes()))["v"]  # rebuilt
 
 
 def test_format_change_invalidates(
@@ -247,10 +255,10 @@ def test_snapshot_is_per_root(tmp_path: Path) -> None:
     scan(one, cache_dir)
     scan(two, cache_dir)
     assert cache.snapshot_path(cache_dir, one) != cache.snapshot_path(cache_dir, two)
-    assert len(list((cache_dir / "discovery").glob("*.json"))) == 2
+    assert len(list((cache_dir / "discovery").glob("*.snapshot"))) == 2
 
 
-def test_records_that_json_cannot_hold_are_parsed_each_time(
+def test_records_that_marshal_cannot_hold_are_parsed_each_time(
     tmp_path: Path, parses: Counter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path / "root"
@@ -302,16 +310,43 @@ def test_undecodable_folder_names_round_trip(tmp_path: Path, parses: Counter) ->
         lambda d: d.update(diags=[[1]]),
     ],
 )
-def test_well_formed_json_with_wrong_shapes_is_rebuilt(
+def test_well_formed_index_with_wrong_shapes_is_rebuilt(
     tree: Path, tmp_path: Path, parses: Counter, damage: Callable[[dict[str, Any]], None]
 ) -> None:
     cache_dir = tmp_path / "cache"
     scan(tree, cache_dir)
     path = cache.snapshot_path(cache_dir, tree)
-    data = json.loads(path.read_bytes())
+    data = marshal.loads(unseal(path.read_bytes()))
     damage(data)
-    path.write_text(json.dumps(data), encoding="utf-8")
+    path.write_bytes(seal(marshal.dumps(data)))
     parses.paths.clear()
     result = scan(tree, cache_dir)
     assert names(result) == ["alpha", "beta", "nested"]
     assert [i.name for i in result.invalid] == ["broken"]
+
+
+def test_a_damaged_length_never_reaches_marshal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A list header claiming two billion items costs marshal seconds to refuse;
+    the checksum refuses it first."""
+    sealed = seal(marshal.dumps([1, 2, 3]))
+    damaged = sealed[:8] + b"[\xff\xff\xff\x7f" + sealed[13:]
+    with pytest.raises(ValueError, match="checksum"):
+        unseal(damaged)
+    assert marshal.loads(unseal(sealed)) == [1, 2, 3]
+
+
+def test_a_damaged_blob_makes_skills_read_their_files_again(
+    tree: Path, tmp_path: Path, parses: Counter
+) -> None:
+    cache_dir = tmp_path / "cache"
+    scan(tree, cache_dir)
+    [blob] = (cache_dir / "discovery").glob("*.blob")
+    data = bytearray(blob.read_bytes())
+    data[-3] ^= 0xFF  # same size, different bytes: only the checksum can tell
+    blob.write_bytes(bytes(data))
+    warm = scan(tree, cache_dir)
+    assert warm.tree_from_cache  # names come from the index; the broken skill, whose
+    assert [i.name for i in warm.invalid] == ["broken"]  # errors are in the blob, is re-read
+    descriptions = {s.name: s.description for s in warm.skills}
+    assert set(descriptions) == {"alpha", "beta", "nested"}
+    assert all(descriptions.values())
