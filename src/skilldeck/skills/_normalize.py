@@ -109,9 +109,7 @@ def normalise(
         fields[attr] = _entrypoint(key, F.as_text(parsed, key, value).strip(), c, folder)
 
 
-def skill_name(
-    parsed: ParsedFrontmatter, folder: str, c: Collector, key: str | None
-) -> str | None:
+def skill_name(parsed: ParsedFrontmatter, folder: str, c: Collector, key: str | None) -> str | None:
     """The skill's name (``folder`` is the skill folder's path as a string)."""
     raw = parsed.data.get(key) if key else None
     if isinstance(raw, _COLLECTIONS):

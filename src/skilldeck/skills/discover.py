@@ -487,9 +487,7 @@ def _stamp_of(path: str) -> tuple[int, int] | None:
     return st.st_mtime_ns, st.st_size
 
 
-def _parse(
-    md: str, *, source: SkillSource, root: Path, strict: bool, has_code: bool
-) -> Discovered:
+def _parse(md: str, *, source: SkillSource, root: Path, strict: bool, has_code: bool) -> Discovered:
     """Read one SKILL.md's frontmatter. Looked up through the module each time so a
     test can count parses by patching ``validate.load_for_discovery``; the module
     itself is imported on first use only (it brings the metadata model, which a warm
