@@ -117,7 +117,7 @@ def test_line_parser_agrees_with_libyaml_on_the_corpus(skill_files: list[Path]) 
         start = raw.index(b"\n") + 1
         end = raw.rindex(b"---", 0, parsed.body_offset)
         text = raw[start:end].decode("utf-8")
-        simple = parse_simple(text, 2, _yamlnodes.plain_value)
+        simple = parse_simple(text, 2, _yamlnodes.plain_value, _yamlnodes.RETYPABLE_FIRST)
         full = _yamlnodes.compose_mapping(text, path=md, first_line=2)
         if simple is not None:
             fast += 1

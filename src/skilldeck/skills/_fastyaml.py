@@ -24,7 +24,7 @@ deeper nesting, unusual characters) returns ``None``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any
 
 __all__ = ["parse_simple"]
@@ -39,13 +39,30 @@ _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _SPECIAL_FIRST = frozenset("\"'[")
 
 
+class _Everything:
+    """A container holding every character (no ``retypable`` set given)."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+_EVERY_CHARACTER = _Everything()
+
+
 class _GiveUp(Exception):
     pass
 
 
-def parse_simple(text: str, first_line: int, resolve: Callable[[str], Any]) -> Result | None:
+def parse_simple(
+    text: str,
+    first_line: int,
+    resolve: Callable[[str], Any],
+    retypable: Container[str] | None = None,
+) -> Result | None:
     """``(data, key_lines, source_text, duplicates)`` or None when ``text`` is not
-    in the subset. ``resolve`` types a plain scalar (YAML 1.1 rules)."""
+    in the subset. ``resolve`` types a plain scalar (YAML 1.1 rules); ``retypable``,
+    when given, holds every first character with which ``resolve`` can return
+    something other than the text itself (other scalars skip the call)."""
     lines = text.split("\n")
     if "\r" in text:
         lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
@@ -54,16 +71,23 @@ def parse_simple(text: str, first_line: int, resolve: Callable[[str], Any]) -> R
     if not all(map(str.isprintable, lines)):
         return None
     try:
-        return _Doc(lines, first_line, resolve).parse()
+        return _Doc(lines, first_line, resolve, retypable).parse()
     except _GiveUp:
         return None
 
 
 class _Doc:
-    def __init__(self, lines: list[str], first_line: int, resolve: Callable[[str], Any]) -> None:
+    def __init__(
+        self,
+        lines: list[str],
+        first_line: int,
+        resolve: Callable[[str], Any],
+        retypable: Container[str] | None,
+    ) -> None:
         self.lines = lines
         self.first_line = first_line
         self.resolve = resolve
+        self.retypable = _EVERY_CHARACTER if retypable is None else retypable
         self.data: dict[str, Any] = {}
         self.key_lines: dict[str, int] = {}
         self.source: dict[Path_, str] = {}
@@ -72,7 +96,7 @@ class _Doc:
     def parse(self) -> Result:
         lines = self.lines
         data, key_lines, first = self.data, self.key_lines, self.first_line
-        match_key, scalar = _KEY.match, self.scalar
+        match_key, scalar, retypable = _KEY.match, self.scalar, self.retypable
         i, n = 0, len(lines)
         while i < n:
             line = lines[i]
@@ -83,16 +107,27 @@ class _Doc:
             match = match_key(line)
             if match is None:
                 raise _GiveUp
-            key = match.group(1)
+            key = match[1]
             rest = line[match.end() :]
             if key in data:
                 self.duplicates.append((key, i + first))
             key_lines[key] = i + first
-            if rest and rest[0] != "#":
-                data[key] = scalar(rest, (key,))
-                i += 1
-            else:
+            if not rest or rest[0] == "#":
                 i = self.block(key, i + 1)
+                continue
+            i += 1
+            head = rest[0]
+            if head in retypable or head in _INDICATORS or ": " in rest:
+                data[key] = scalar(rest, (key,))
+                continue
+            # the usual line, `key: some plain text`, is scalar() and _plain() inlined:
+            # ``head`` is no space, indicator or quote, so the value is plain, not empty
+            # and stays text; only a comment to cut and a trailing colon are left to check
+            cut = rest.find(" #")
+            value = (rest if cut < 0 else rest[:cut]).rstrip(" ")
+            if value[-1] == ":":
+                raise _GiveUp
+            data[key] = value
         return data, key_lines, self.source, self.duplicates
 
     def block(self, key: str, i: int) -> int:
@@ -135,6 +170,8 @@ class _Doc:
         first = text[0] if text else ""
         if first not in _SPECIAL_FIRST:  # plain text, the usual value
             value = _plain(text)
+            if value[0] not in self.retypable:
+                return value
             typed = self.resolve(value)
             if typed.__class__ is not str and len(where) <= 2:
                 self.source[where] = value

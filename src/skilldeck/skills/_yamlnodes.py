@@ -321,6 +321,11 @@ class _Builder:
         size(root)
 
 
+#: First characters with which a plain scalar may be typed as something other than
+#: text (see :func:`plain_value`); any other plain scalar is a string as it stands.
+RETYPABLE_FIRST = frozenset(k for k in _IMPLICIT if k)
+
+
 def _retyped(node: ScalarNode) -> bool:
     """True when YAML would type this scalar as something other than a string."""
     value: str = node.value

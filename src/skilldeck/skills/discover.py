@@ -311,6 +311,9 @@ def _load_unchanged_tree(
         stats: list[os.stat_result | None] = list(map(os.stat, mds))
     except OSError:  # one went missing since: look at them one by one
         stats = [_stat_or_none(md) for md in mds]
+    else:
+        if _rebuild_unchanged(scan, snapshot, mds, stats):
+            return None
     blob, gate, with_code = snapshot.blob, snapshot.gate, tree.with_code
     source, root = scan.root.source, scan.root.path
     add_skill, new_skill, kinds, code = scan.skills.append, object.__new__, _KINDS, SkillKind.CODE
@@ -323,12 +326,12 @@ def _load_unchanged_tree(
                 raise ValueError(f"malformed snapshot row for {rel}")
             # snapshot_skill(), inlined: a call per skill is a tenth of a warm scan
             skill = new_skill(Skill)
-            skill._name, skill._md, skill._metadata, skill._stamp = name, md, None, None
+            skill._name, skill._md = name, md
             skill._blob, skill._start, skill._end = blob, start, end
-            skill._gate = rel in gate if gate else False  # (no hashing for empty sets)
+            if gate and rel in gate:
+                skill._gate = True
             skill.source, skill.root, skill.body_offset = source, root, offset
             skill.kind = code if with_code and rel in with_code else kinds[kind]
-            skill.enabled, skill.unavailable_reason = True, None
             add_skill(skill)
         else:
             others[index] = st
@@ -343,6 +346,58 @@ def _load_unchanged_tree(
         else:
             records[rel] = new
     return records
+
+
+def _rebuild_unchanged(
+    scan: RootScan, snapshot: RootSnapshot, mds: list[str], stats: list[os.stat_result | None]
+) -> bool:
+    """The usual warm case, all at once: when every SKILL.md still has its stored
+    (mtime, size) and every row is a loaded skill of well-formed types, build the
+    skills in one tight loop and return True; otherwise change nothing and return
+    False (the row-by-row loop of :func:`_load_unchanged_tree` takes over). The
+    comparisons and type checks are whole-column operations that run in C."""
+    rows = snapshot.rows
+    mtimes, sizes = list(map(_SECOND, rows)), list(map(_THIRD, rows))
+    if list(map(_MTIME_NS, stats)) != mtimes or list(map(_SIZE, stats)) != sizes:
+        return False
+    names, starts, ends = list(map(_NAME, rows)), list(map(_START, rows)), list(map(_END, rows))
+    offsets, kind_names = list(map(_OFFSET, rows)), list(map(_KIND, rows))
+    if not (
+        _all_of(str, names)
+        and _all_of(int, starts)
+        and _all_of(int, ends)
+        and _all_of(int, offsets)
+        and set(kind_names) <= _KIND_NAMES  # (no None: every skill loaded)
+    ):
+        return False
+    kinds = list(map(_KINDS.__getitem__, kind_names))
+    blob, source, root = snapshot.blob, scan.root.source, scan.root.path
+    new_skill = object.__new__
+    skills = scan.skills
+    add_skill = skills.append
+    first = len(skills)
+    # snapshot_skill(), inlined: a call per skill is a tenth of a warm scan
+    columns = zip(mds, names, starts, ends, offsets, kinds, strict=True)
+    for md, name, start, end, offset, kind in columns:
+        skill = new_skill(Skill)
+        skill._name, skill._md, skill._blob, skill._start, skill._end = name, md, blob, start, end
+        skill.source, skill.root, skill.body_offset, skill.kind = source, root, offset, kind
+        add_skill(skill)
+    gate, with_code = snapshot.gate, snapshot.tree.with_code
+    if gate or with_code:  # a second pass over the few skills either set names
+        code = SkillKind.CODE
+        for skill, row in zip(skills[first:], rows, strict=True):
+            rel = row[0]
+            if rel in gate:
+                skill._gate = True
+            if rel in with_code:
+                skill.kind = code
+    scan.file_paths, scan.file_mtimes, scan.file_sizes = mds, mtimes, sizes
+    return True
+
+
+def _all_of(kind: type, values: list[Any]) -> bool:
+    return set(map(type, values)) <= {kind}
 
 
 def _stat_or_none(path: str) -> os.stat_result | None:
@@ -400,7 +455,11 @@ def _record_files(
             scan.add_file(md, st.st_mtime_ns, st.st_size)
 
 
+# row fields (see cache.Record) and stat fields, as C getters for whole-column work
 _SECOND, _THIRD = operator.itemgetter(1), operator.itemgetter(2)
+_START, _OFFSET, _KIND, _END, _NAME = (operator.itemgetter(i) for i in range(3, 8))
+_MTIME_NS, _SIZE = operator.attrgetter("st_mtime_ns"), operator.attrgetter("st_size")
+_KIND_NAMES = frozenset(_KINDS)
 
 
 def _load_all(

@@ -33,6 +33,7 @@ from typing import Any
 from skilldeck.errors import SkillParseError
 from skilldeck.skills._fastyaml import parse_simple
 from skilldeck.skills._yamlnodes import (  # noqa: F401  (codes re-exported)
+    RETYPABLE_FIRST,
     SD_INVALID_YAML,
     SD_NOT_MAPPING,
     SD_TOO_COMPLEX,
@@ -193,7 +194,7 @@ def parse_yaml_text(
 def _parse_text(
     text: str, path: Path | str, body_offset: int, first_line: int, stamp: tuple[int, int] | None
 ) -> ParsedFrontmatter:
-    parsed = parse_simple(text, first_line, plain_value)
+    parsed = parse_simple(text, first_line, plain_value, RETYPABLE_FIRST)
     if parsed is None:
         where = path if isinstance(path, Path) else Path(path)
         parsed = compose_mapping(text, path=where, first_line=first_line)

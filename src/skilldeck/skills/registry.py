@@ -394,7 +394,9 @@ class SkillRegistry:
                 groups[name].append(skill)
             else:
                 groups[name] = [head, skill]
-            skill.enabled = not disabled or name not in disabled
+            enabled = not disabled or name not in disabled
+            if skill.enabled is not enabled:  # written only when it changes: most never do
+                skill.enabled = enabled
             # only a skill that sets a gating field, or was gated, can change
             if skill.unavailable_reason is not None or skill.may_be_gated():
                 gated.append(skill)

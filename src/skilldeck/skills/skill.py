@@ -109,45 +109,42 @@ class Skill:
     Equality is identity (two loads of one folder are two skills).
     """
 
-    # What every skill sets is in slots; what is derived on first use (paths, decoded
+    # What every skill sets is in slots; what is usually left as it starts (enabled,
+    # not gated, no model built yet) and what is derived on first use (paths, decoded
     # snapshot fields, diagnostics, body) has a class-level default and lands in the
-    # instance dict only when computed, so a snapshot skill costs a dozen stores.
+    # instance dict only when set, so a snapshot skill costs nine stores.
     __slots__ = (
         "__dict__",
         "__weakref__",
         "_blob",
         "_end",
-        "_gate",
         "_md",
-        "_metadata",
         "_name",
-        "_stamp",
         "_start",
         "body_offset",
-        "enabled",
         "kind",
         "root",
         "source",
-        "unavailable_reason",
     )
 
     _blob: SnapshotBlob | None
     _end: int
-    _gate: bool
     _md: str | None
-    _metadata: SkillMetadata | None
     _name: str
-    #: (mtime_ns, size) of SKILL.md as read for this skill, when a load recorded it
-    _stamp: tuple[int, int] | None
     _start: int
     body_offset: int
-    enabled: bool
     kind: SkillKind
     root: Path | None
     source: SkillSource
-    #: when set, the skill is known but cannot be used here (gating), and why.
-    unavailable_reason: str | None
 
+    enabled: bool = True
+    #: when set, the skill is known but cannot be used here (gating), and why.
+    unavailable_reason: str | None = None
+    #: whether a gating field is set, for a skill whose metadata is not built yet
+    _gate: bool = False
+    _metadata: SkillMetadata | None = None
+    #: (mtime_ns, size) of SKILL.md as read for this skill, when a load recorded it
+    _stamp: tuple[int, int] | None = None
     _body: str | None = None
     _diag_rows: list[list[Any]] | None = None
     _diagnostics: list[Diagnostic] | None = None
@@ -491,15 +488,12 @@ def snapshot_skill(
     self._blob = blob
     self._start = start
     self._end = end
-    self._gate = gate
-    self._metadata = None
-    self._stamp = None
+    if gate:
+        self._gate = True
     self.source = source
     self.root = root
     self.body_offset = body_offset
     self.kind = kind
-    self.enabled = True
-    self.unavailable_reason = None
     return self
 
 
@@ -529,8 +523,8 @@ def record_skill(
     self._md = skill_md
     self._blob = None
     self._start = self._end = 0
-    self._gate = gate
-    self._metadata = None
+    if gate:
+        self._gate = True
     self._fields = fields
     self._diag_rows = diagnostic_rows  # Diagnostic objects are built when asked for
     self._diagnostics = None
@@ -539,8 +533,6 @@ def record_skill(
     self.root = root
     self.body_offset = body_offset
     self.kind = kind
-    self.enabled = True
-    self.unavailable_reason = None
     return self
 
 
