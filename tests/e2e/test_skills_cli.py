@@ -45,7 +45,7 @@ def test_list_json_then_warm_cache(ws: Path, env: dict[str, str], skilldeck_home
     assert {"alpha", "beta"} <= set(names)
     for row in rows:
         assert {"name", "description", "path", "source", "kind", "enabled", "version"} <= set(row)
-    assert list((skilldeck_home / "cache" / "discovery").glob("*.json"))
+    assert list((skilldeck_home / "cache" / "discovery").glob("*.snapshot"))
     second = sd("list", "--json", cwd=ws, env=env)
     assert json.loads(second.stdout) == rows
 
