@@ -304,7 +304,7 @@ def _load_unchanged_tree(
     caller scans the root afresh."""
     tree, rows = snapshot.tree, snapshot.rows
     prefix = _prefix(tree)
-    mds = [prefix + row[0] for row in rows]
+    mds = list(map(prefix.__add__, map(_FIRST, rows)))
     if os.sep != "/":
         mds = [_md_path(prefix, row[0]) for row in rows]
     try:
@@ -456,7 +456,7 @@ def _record_files(
 
 
 # row fields (see cache.Record) and stat fields, as C getters for whole-column work
-_SECOND, _THIRD = operator.itemgetter(1), operator.itemgetter(2)
+_FIRST, _SECOND, _THIRD = operator.itemgetter(0), operator.itemgetter(1), operator.itemgetter(2)
 _START, _OFFSET, _KIND, _END, _NAME = (operator.itemgetter(i) for i in range(3, 8))
 _MTIME_NS, _SIZE = operator.attrgetter("st_mtime_ns"), operator.attrgetter("st_size")
 _KIND_NAMES = frozenset(_KINDS)
