@@ -10,8 +10,9 @@ tree of 10,000 skills) it measures, in one run and on the same folders:
 * skilldeck **warm**: the same call with the snapshot present;
 * the CLI: ``skilldeck skills list --json`` wall time with a warm cache, interpreter
   start included;
-* for reference, skilldeck **per folder**: ``load_skill(folder, lazy=True)`` over the
-  same folder list skills-ref gets (no walk, no snapshot: like for like).
+* for reference, skilldeck **per folder**: ``load_for_discovery`` (discovery's
+  per-file loader) over the same folder list skills-ref gets, finding SKILL.md as
+  skills-ref does (no walk, no snapshot: like for like).
 
 Figures are the best of ``--repeat`` runs (other processes on a shared machine only
 ever add time; medians are stored too), as wall time and as CPU time (user +
@@ -26,7 +27,8 @@ Generated files get mtimes an hour in the past, as files on a real disk would
 have: entries written within the last two seconds are deliberately re-checked by
 the cache (see ``skills/cache.py``).
 
-Usage: ``python -m bench discovery [--skills N] [--repeat N] [--ref-repeat N] [--no-generated]``
+Usage: ``python -m bench discovery [--skills N] [--repeat N] [--ref-repeat N]
+[--no-generated] [--no-corpus] [--results FILE]``
 """
 
 from __future__ import annotations
@@ -173,11 +175,23 @@ def bench_skills_ref(folders: list[Path], repeat: int) -> tuple[Timing, int]:
 
 
 def bench_per_folder(folders: list[Path], repeat: int) -> Timing:
-    """skilldeck's loader over the folder list skills-ref gets (see module docs)."""
-    from skilldeck.skills.validate import load_skill
+    """skilldeck's per-file loader (what discovery calls for each SKILL.md) over the
+    folder list skills-ref gets, finding each SKILL.md the way skills-ref does."""
+    from skilldeck.skills.parse import find_skill_md
+    from skilldeck.skills.skill import SkillSource
+    from skilldeck.skills.validate import load_for_discovery
 
     def run() -> list[Any]:
-        return [load_skill(folder, lazy=True) for folder in folders]
+        loaded = []
+        for folder in folders:
+            md = find_skill_md(folder)
+            if md is not None:
+                loaded.append(
+                    load_for_discovery(
+                        str(md), strict=False, source=SkillSource.ROOT, root=None, has_code=False
+                    )
+                )
+        return loaded
 
     return _timed(run, repeat)
 
@@ -289,7 +303,7 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
             )
     for r in rows:
         print(
-            f"{r['tree']}: skilldeck per folder (load_skill, no walk, no snapshot) "
+            f"{r['tree']}: skilldeck per folder (load_for_discovery, no walk, no snapshot) "
             f"{r['per_folder_cpu_s']:.3f}s cpu, {r['per_folder_speedup_cpu']:.1f}x skills-ref"
         )
 
@@ -300,9 +314,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--ref-repeat", type=int, default=2, help="runs of skills-ref")
     parser.add_argument("--no-generated", action="store_true")
+    parser.add_argument("--no-corpus", action="store_true")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="where the JSON goes")
     args = parser.parse_args(argv)
     rows = []
-    if CORPUS.is_dir():
+    if args.no_corpus:
+        pass
+    elif CORPUS.is_dir():
         rows.append(measure("corpus", CORPUS, repeat=args.repeat, ref_repeat=args.ref_repeat))
     else:
         print(f"corpus not found at {CORPUS}; skipping it", file=sys.stderr)
@@ -314,14 +332,14 @@ def main(argv: list[str]) -> int:
     if not rows:
         return 0
     _print_table(rows)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    args.results.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "python": sys.version.split()[0],
         "cpus": os.cpu_count(),
         "load_average": os.getloadavg(),
     }
-    RESULTS.write_text(
+    args.results.write_text(
         json.dumps({"meta": meta, "results": rows}, indent=2) + "\n", encoding="utf-8"
     )
-    print(f"results written to {RESULTS}")
+    print(f"results written to {args.results}")
     return 0
