@@ -143,8 +143,6 @@ class Skill:
     #: whether a gating field is set, for a skill whose metadata is not built yet
     _gate: bool = False
     _metadata: SkillMetadata | None = None
-    #: (mtime_ns, size) of SKILL.md as read for this skill, when a load recorded it
-    _stamp: tuple[int, int] | None = None
     _body: str | None = None
     _diag_rows: list[list[Any]] | None = None
     _diagnostics: list[Diagnostic] | None = None
@@ -170,7 +168,6 @@ class Skill:
         self._folder = folder
         self._skill_md = skill_md
         self._md = None
-        self._stamp = None
         self.source = source
         self.root = root
         self.body_offset = body_offset
@@ -510,7 +507,6 @@ def record_skill(
     root: Path | None,
     body_offset: int,
     kind: SkillKind,
-    stamp: tuple[int, int] | None = None,
 ) -> Skill:
     """Like :func:`snapshot_skill`, from values just checked: ``fields`` are the
     normalised metadata values (of the declared types, so validating them later
@@ -527,8 +523,6 @@ def record_skill(
         self._gate = True
     self._fields = fields
     self._diag_rows = diagnostic_rows  # Diagnostic objects are built when asked for
-    self._diagnostics = None
-    self._stamp = stamp
     self.source = source
     self.root = root
     self.body_offset = body_offset

@@ -283,7 +283,6 @@ def _lazy_skill(
         root,
         parsed.body_offset,
         SkillKind.CODE if has_code else declared,
-        parsed.stamp,
     )
     return skill, rows, declared.value
 
