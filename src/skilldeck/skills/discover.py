@@ -302,11 +302,11 @@ def _load_unchanged_tree(
     to store when any file had to be read again, None when the snapshot stays as it
     is. A malformed row raises (ValueError/TypeError/KeyError/IndexError) and the
     caller scans the root afresh."""
-    tree, rows = snapshot.tree, snapshot.rows
+    tree, rels = snapshot.tree, snapshot.cols[0]
     prefix = _prefix(tree)
-    mds = list(map(prefix.__add__, map(_FIRST, rows)))
+    mds = list(map(prefix.__add__, rels))
     if os.sep != "/":
-        mds = [_md_path(prefix, row[0]) for row in rows]
+        mds = [_md_path(prefix, rel) for rel in rels]
     try:
         stats: list[os.stat_result | None] = list(map(os.stat, mds))
     except OSError:  # one went missing since: look at them one by one
@@ -314,6 +314,7 @@ def _load_unchanged_tree(
     else:
         if _rebuild_unchanged(scan, snapshot, mds, stats):
             return None
+    rows = snapshot.rows
     blob, gate, with_code = snapshot.blob, snapshot.gate, tree.with_code
     source, root = scan.root.source, scan.root.path
     add_skill, new_skill, kinds, code = scan.skills.append, object.__new__, _KINDS, SkillKind.CODE
@@ -356,12 +357,9 @@ def _rebuild_unchanged(
     skills in one tight loop and return True; otherwise change nothing and return
     False (the row-by-row loop of :func:`_load_unchanged_tree` takes over). The
     comparisons and type checks are whole-column operations that run in C."""
-    rows = snapshot.rows
-    mtimes, sizes = list(map(_SECOND, rows)), list(map(_THIRD, rows))
+    rels, mtimes, sizes, starts, offsets, kind_names, ends, names = snapshot.cols
     if list(map(_MTIME_NS, stats)) != mtimes or list(map(_SIZE, stats)) != sizes:
         return False
-    names, starts, ends = list(map(_NAME, rows)), list(map(_START, rows)), list(map(_END, rows))
-    offsets, kind_names = list(map(_OFFSET, rows)), list(map(_KIND, rows))
     if not (
         _all_of(str, names)
         and _all_of(int, starts)
@@ -386,8 +384,7 @@ def _rebuild_unchanged(
     gate, with_code = snapshot.gate, snapshot.tree.with_code
     if gate or with_code:  # a second pass over the few skills either set names
         code = SkillKind.CODE
-        for skill, row in zip(skills[first:], rows, strict=True):
-            rel = row[0]
+        for skill, rel in zip(skills[first:], rels, strict=True):
             if rel in gate:
                 skill._gate = True
             if rel in with_code:
@@ -456,8 +453,7 @@ def _record_files(
 
 
 # row fields (see cache.Record) and stat fields, as C getters for whole-column work
-_FIRST, _SECOND, _THIRD = operator.itemgetter(0), operator.itemgetter(1), operator.itemgetter(2)
-_START, _OFFSET, _KIND, _END, _NAME = (operator.itemgetter(i) for i in range(3, 8))
+_SECOND, _THIRD = operator.itemgetter(1), operator.itemgetter(2)
 _MTIME_NS, _SIZE = operator.attrgetter("st_mtime_ns"), operator.attrgetter("st_size")
 _KIND_NAMES = frozenset(_KINDS)
 

@@ -301,12 +301,17 @@ def test_undecodable_folder_names_round_trip(tmp_path: Path, parses: Counter) ->
 @pytest.mark.parametrize(
     "damage",
     [
-        lambda d: d.update(dirs=[1, 2]),
+        lambda d: d.update(dirs={"a": 1}),
+        lambda d: d.update(dir_mtimes=[1]),
+        lambda d: d["dir_mtimes"].__setitem__(0, "old"),
         lambda d: d.update(links="x"),
-        lambda d: d.update(skills=[5]),
-        lambda d: d.update(skills=[["a/SKILL.md", "old", 3]]),
-        lambda d: d["skills"][0].__setitem__(3, "not metadata"),
-        lambda d: d["skills"][0].__setitem__(6, [["SD1"]]),
+        lambda d: d.update(cols=[5]),
+        lambda d: d.update(cols=d["cols"][:3]),
+        lambda d: d["cols"][0].__setitem__(0, 5),
+        lambda d: d["cols"][1].__setitem__(0, "old"),
+        lambda d: d["cols"][3].__setitem__(0, "not metadata"),
+        lambda d: d["cols"][6].__setitem__(0, [["SD1"]]),
+        lambda d: d["cols"][7].pop(),
         lambda d: d.update(diags=[[1]]),
     ],
 )
