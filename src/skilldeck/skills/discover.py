@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from skilldeck.skills import cache as cache_mod
 from skilldeck.skills.diagnostics import Diagnostic, DiagnosticRow, diagnostic_from_row
-from skilldeck.skills.skill import Skill, SkillKind, SkillSource
+from skilldeck.skills.skill import Skill, SkillKind, SkillSource, snapshot_skill
 from skilldeck.skills.walk import ROOT_NOT_FOUND, Tree, diagnostic, walk_tree
 
 if TYPE_CHECKING:
@@ -314,26 +314,21 @@ def _load_unchanged_tree(
     else:
         if _rebuild_unchanged(scan, snapshot, mds, stats):
             return None
+    # some file changed (or a row is odd): row by row, unchanged rows as they are
     rows = snapshot.rows
     blob, gate, with_code = snapshot.blob, snapshot.gate, tree.with_code
     source, root = scan.root.source, scan.root.path
-    add_skill, new_skill, kinds, code = scan.skills.append, object.__new__, _KINDS, SkillKind.CODE
-    others: dict[int, os.stat_result | None] = {}  # rows not rebuilt by the fast branch
+    others: dict[int, os.stat_result | None] = {}  # rows not rebuilt from the snapshot
     fresh: dict[str, Record | None] = {}
     for index, (md, st, row) in enumerate(zip(mds, stats, rows, strict=True)):
         rel, mtime, size, start, offset, kind, end, name = row
         if st is not None and st.st_mtime_ns == mtime and st.st_size == size and kind:
             if type(offset) is not int or type(name) is not str:
                 raise ValueError(f"malformed snapshot row for {rel}")
-            # snapshot_skill(), inlined: a call per skill is a tenth of a warm scan
-            skill = new_skill(Skill)
-            skill._name, skill._md = name, md
-            skill._blob, skill._start, skill._end = blob, start, end
-            if gate and rel in gate:
-                skill._gate = True
-            skill.source, skill.root, skill.body_offset = source, root, offset
-            skill.kind = code if with_code and rel in with_code else kinds[kind]
-            add_skill(skill)
+            code = rel in with_code
+            skill = snapshot_skill(name, md, blob, start, end, rel in gate, source, root,
+                                   offset, SkillKind.CODE if code else _KINDS[kind])  # fmt: skip
+            scan.skills.append(skill)
         else:
             others[index] = st
             _load_other(scan, snapshot, row, md, st, fresh, strict=strict)

@@ -350,12 +350,6 @@ class Skill:
         self._diagnostics = value
         self._diag_rows = None
 
-    def diagnostics_as_rows(self, rows: list[list[Any]]) -> None:
-        """Hold the diagnostics as these rows (see :meth:`diagnostic_rows`, same
-        diagnostics) and build the objects again only when asked for."""
-        self._diag_rows = rows
-        self._diagnostics = None
-
     def diagnostic_rows(self) -> list[list[Any]]:
         """Diagnostics as ``[code, rule, message, severity, line, path]`` rows
         (path ``"="`` is this SKILL.md), decoded from the snapshot when they came
