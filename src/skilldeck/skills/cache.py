@@ -304,6 +304,7 @@ def save_snapshot(
             gate.append(rel)
     path = snapshot_path(cache_dir, root)
     token = os.urandom(6).hex()
+    sealed_blob = seal(b"".join(chunks))
     head = {
         "v": _format_key(strict),
         "real": os.path.realpath(root),
@@ -314,12 +315,10 @@ def save_snapshot(
         "gate": gate,
         "diags": [diagnostic_to_row(d, None) for d in tree.diagnostics],
         "blob": token,
-        "blob_size": 0,  # the sealed blob's, set below
+        "blob_size": len(sealed_blob),
         "cols": [list(col) for col in zip(*rows, strict=True)] if rows else _empty_columns(),
     }
     # marshal keeps undecodable file names (lone surrogates) round-tripping exactly
-    sealed_blob = seal(b"".join(chunks))
-    head["blob_size"] = len(sealed_blob)
     data = seal(marshal.dumps(head))
     with contextlib.suppress(OSError):  # a read-only or full disk only costs speed
         blob = _blob_path(path, token)
