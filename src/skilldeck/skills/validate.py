@@ -258,14 +258,14 @@ def _lazy_skill(
     holding the normalised values instead of a SkillMetadata built from them, and
     its declared kind."""
     values, c = _normalised(parsed, folder=folder, strict=strict)
-    rows = c.rows
     if strict:
         extra = reference_diagnostics(parsed)
         if extra:
             md = parsed.path_str
-            rows = [*rows, *(diagnostic_to_row(d, md) for d in extra)]
-            rows.sort(key=lambda row: row[4] or 0)
+            c.rows.extend(diagnostic_to_row(d, md) for d in extra)
+            c.in_file_order()
             values = None
+    rows = c.rows
     if values is None:
         return None, rows, None
     if not values["extra"]:
