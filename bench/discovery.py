@@ -12,7 +12,14 @@ tree of 10,000 skills) it measures, in one run and on the same folders:
   start included;
 * for reference, skilldeck **per folder**: ``load_for_discovery`` (discovery's
   per-file loader) over the same folder list skills-ref gets, finding SKILL.md as
-  skills-ref does (no walk, no snapshot: like for like).
+  skills-ref does (no walk, no snapshot: like for like);
+* for reference, the **system-call floor** of each case, the kernel work no
+  discovery of that tree can skip, issued from the tightest Python loop: cold lists
+  every folder the walk visits (``stat`` + ``scandir``) and opens, ``fstat``-s, reads
+  and closes every SKILL.md; warm ``stat``-s every folder and every SKILL.md (what
+  proves nothing changed). skills-ref's time over the floor is the best ratio this
+  machine allows, and the floor's share of skilldeck's time says how much of it is
+  Python at all.
 
 Figures are the best of ``--repeat`` runs (other processes on a shared machine only
 ever add time; medians are stored too), as wall time and as CPU time (user +
@@ -249,10 +256,42 @@ def bench_cli(root: Path, home: Path, repeat: int) -> Timing:
     return Timing(wall, cpu)
 
 
+def bench_floor(root: Path, repeat: int) -> tuple[Timing, Timing]:
+    """The system calls a cold and a warm discovery of ``root`` cannot avoid, timed
+    bare (see the module docs): ``(cold, warm)``."""
+    from skilldeck.skills.walk import walk_tree
+
+    tree = walk_tree(root)
+    prefix = str(root).rstrip(os.sep) + os.sep
+    folders = [prefix + rel if rel else str(root) for rel in tree.dirs]
+    files = [prefix + rel for rel in tree.skill_mds]
+    flags = os.O_RDONLY | os.O_CLOEXEC
+
+    def cold() -> None:
+        for folder in folders:
+            os.stat(folder)
+            with os.scandir(folder) as it:
+                list(it)
+        for path in files:
+            fd = os.open(path, flags)
+            try:
+                os.fstat(fd)
+                os.read(fd, 4096)
+            finally:
+                os.close(fd)
+
+    def warm() -> None:
+        list(map(os.stat, folders))
+        list(map(os.stat, files))
+
+    return _timed(cold, repeat), _timed(warm, max(2 * repeat, 10))
+
+
 def measure(label: str, root: Path, *, repeat: int, ref_repeat: int) -> dict[str, Any]:
     folders = skill_folders(root)  # also warms the OS page cache for everyone
     baseline, ref_ok = bench_skills_ref(folders, ref_repeat)
     per_folder = bench_per_folder(folders, repeat)
+    floor_cold, floor_warm = bench_floor(root, repeat)
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         result = bench_skilldeck(root, home / "lib", repeat)
@@ -277,6 +316,10 @@ def measure(label: str, root: Path, *, repeat: int, ref_repeat: int) -> dict[str
         "warm_speedup_cpu": baseline.cpu / warm.cpu,
         "per_folder_cpu_s": per_folder.cpu,
         "per_folder_speedup_cpu": baseline.cpu / per_folder.cpu,
+        "floor_cold_s": floor_cold.wall,
+        "floor_warm_s": floor_warm.wall,
+        "cold_ceiling": baseline.wall / floor_cold.wall,
+        "warm_ceiling": baseline.wall / floor_warm.wall,
         "medians": {
             "skills_ref_cpu_s": baseline.cpu_median,
             "cold_cpu_s": cold.cpu_median,
@@ -305,6 +348,13 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
         print(
             f"{r['tree']}: skilldeck per folder (load_for_discovery, no walk, no snapshot) "
             f"{r['per_folder_cpu_s']:.3f}s cpu, {r['per_folder_speedup_cpu']:.1f}x skills-ref"
+        )
+    for r in rows:
+        print(
+            f"{r['tree']}: system-call floor cold {r['floor_cold_s']:.3f}s "
+            f"(best possible {r['cold_ceiling']:.0f}x; {r['floor_cold_s'] / r['cold_s']:.0%} "
+            f"of skilldeck cold), warm {r['floor_warm_s']:.4f}s (best possible "
+            f"{r['warm_ceiling']:.0f}x; {r['floor_warm_s'] / r['warm_s']:.0%} of skilldeck warm)"
         )
 
 
