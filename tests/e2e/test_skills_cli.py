@@ -73,6 +73,20 @@ def test_validate_codes(ws: Path, env: dict[str, str], tmp_path: Path) -> None:
     assert sd("validate", cwd=ws, env=env).returncode == 2  # PATH is required
 
 
+def test_a_skills_template_is_neither_listed_nor_validated(ws: Path, env: dict[str, str]) -> None:
+    """A skill-authoring skill's scaffold (``assets/templates/SKILL.md`` with
+    placeholders) is one of its resources: not offered, not failed by validate."""
+    author = ws / ".agents" / "skills" / "author"
+    write_skill(author, description="Writes new skills from a template.")
+    template = author / "assets" / "templates" / "SKILL.md"
+    template.parent.mkdir(parents=True)
+    template.write_text("---\nname: {{name}}\ndescription:\n---\n", encoding="utf-8")
+    rows = json.loads(sd("list", "--all", "--json", cwd=ws, env=env).stdout)
+    assert "author" in [r["name"] for r in rows]
+    assert all("assets" not in r["path"] for r in rows)
+    assert sd("validate", ".agents/skills", cwd=ws, env=env).returncode == 0
+
+
 def test_show_prompt_and_unknown(ws: Path, env: dict[str, str]) -> None:
     shown = json.loads(sd("show", "alpha", "--json", cwd=ws, env=env).stdout)
     assert shown["body"] == "# Body" and shown["kind"] == "prompt"

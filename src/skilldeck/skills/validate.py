@@ -46,6 +46,7 @@ from skilldeck.skills.skill import (
     sets_gating_field,
 )
 from skilldeck.skills.spec import KNOWN_FIELDS, SPEC_FIELDS, SkillMetadata, canonical_field
+from skilldeck.skills.walk import walk_tree
 
 __all__ = [
     "RULES",
@@ -56,9 +57,6 @@ __all__ = [
     "load_skill",
     "validate_path",
 ]
-
-_SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".tox"})
-
 
 # ---- build_metadata ----------------------------------------------------------------
 
@@ -353,18 +351,7 @@ def _diag(code: str, message: str, path: Path) -> Diagnostic:
 
 
 def _skill_files(top: Path) -> list[Path]:
-    """Every SKILL.md (else skill.md) under ``top``, following symlinks once."""
-    found: list[Path] = []
-    seen: set[str] = set()
-    for dirpath, dirnames, filenames in os.walk(top, followlinks=True):
-        real = os.path.realpath(dirpath)
-        if real in seen:
-            dirnames[:] = []
-            continue
-        seen.add(real)
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        for name in ("SKILL.md", "skill.md"):
-            if name in filenames:
-                found.append(Path(dirpath) / name)
-                break
-    return found
+    """Every SKILL.md (else skill.md) under ``top``, found as discovery finds them
+    (the same walk: symlinks followed once, tool folders and skills' resource
+    folders skipped), so ``skills validate`` checks exactly what would be loaded."""
+    return [top / rel for rel in walk_tree(top).skill_mds]

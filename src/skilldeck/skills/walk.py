@@ -2,8 +2,14 @@
 
 A folder holding ``SKILL.md`` (or ``skill.md``) is a skill, and the walk keeps
 descending into it, so nested skills are found; a root that is itself a skill is
-found too. Entries are visited sorted by name, parents before what they contain, so
-"first found" is the same on every machine. Hidden folders are walked
+found too. A skill's own resource folders (the spec's ``scripts/``, ``references/``
+and ``assets/``) are not searched: what they hold belongs to that skill, and a
+``SKILL.md`` there is a template or an example (skill-authoring skills ship
+``assets/templates/SKILL.md`` scaffolds), not a skill to offer the model. Skipping
+them also keeps large asset trees out of every discovery.
+
+Entries are visited sorted by name, parents before what they contain, so "first
+found" is the same on every machine. Hidden folders are walked
 (``.claude/skills``, Codex's ``.system`` and ``.curated`` collections hold real
 skills); VCS, dependency and tool-cache folders are not.
 
@@ -28,6 +34,7 @@ from skilldeck.skills.diagnostics import Diagnostic, Severity
 
 __all__ = [
     "DANGLING_SYMLINK",
+    "RESOURCE_DIRS",
     "ROOT_NOT_FOUND",
     "SKILL_FILENAMES",
     "SKIP_DIRS",
@@ -60,6 +67,9 @@ SKIP_DIRS = frozenset(
         ".DS_Store",
     }
 )
+
+#: A skill folder's resource folders (Agent Skills spec), not searched for skills.
+RESOURCE_DIRS = frozenset({"scripts", "references", "assets"})
 
 # Stable diagnostic codes of the discovery layer (SD2xx). Never renumber.
 SYMLINK_LOOP = ("SD201", "symlink-loop")
@@ -138,13 +148,14 @@ class _Walker:
             if entry.is_symlink():
                 is_skill_file = name == "SKILL.md" or (name == "skill.md" and not upper_seen)
                 upper_seen = upper_seen or name == "SKILL.md"
-                if self._link(entry, base + name, is_skill_file=is_skill_file):
+                descend = not _skipped(name, entries)
+                if self._link(entry, base + name, is_skill_file=is_skill_file, descend=descend):
                     skill_rel = base + name
                 elif name == "skill.py":
                     has_code = entry.is_file()
             elif entry.is_dir():  # a real folder (not a link): its lstat is its stat
                 upper_seen = upper_seen or name == "SKILL.md"  # it still hides skill.md
-                if name not in SKIP_DIRS:
+                if not _skipped(name, entries):
                     self._descend(entry.path, base + name, entry.stat())
             elif name == "SKILL.md" or (name == "skill.md" and not upper_seen):
                 upper_seen = upper_seen or name == "SKILL.md"
@@ -171,8 +182,11 @@ class _Walker:
         elif key not in self._visited:  # a second alias of a folder already scanned
             self._visit(path, rel, st)
 
-    def _link(self, entry: os.DirEntry[str], rel: str, *, is_skill_file: bool) -> bool:
-        """Follow a symlink; True when it is this folder's skill file."""
+    def _link(
+        self, entry: os.DirEntry[str], rel: str, *, is_skill_file: bool, descend: bool
+    ) -> bool:
+        """Follow a symlink (into the folder it names only when ``descend``); True
+        when it is this folder's skill file."""
         try:
             st = os.stat(entry.path)
         except OSError as e:
@@ -189,7 +203,7 @@ class _Walker:
             return False
         if stat_mod.S_ISDIR(st.st_mode):
             self.tree.links[rel] = LINK_DIR
-            if entry.name not in SKIP_DIRS:
+            if descend:
                 self._descend(entry.path, rel, st)
             return False
         self.tree.links[rel] = LINK_FILE
@@ -209,6 +223,20 @@ class _Walker:
 
 
 _by_name = operator.attrgetter("name")
+
+
+def _skipped(name: str, entries: list[os.DirEntry[str]]) -> bool:
+    """Whether the folder ``name`` met in a listing of ``entries`` is left unwalked:
+    a tool or dependency folder anywhere, or a resource folder of a skill."""
+    if name in SKIP_DIRS:
+        return True
+    return name in RESOURCE_DIRS and _holds_skill_file(entries)
+
+
+def _holds_skill_file(entries: list[os.DirEntry[str]]) -> bool:
+    """Whether a listing has a ``SKILL.md``/``skill.md`` that is (or links to) a file:
+    what makes its folder a skill. Asked only when a resource-named folder is met."""
+    return any(entry.name in SKILL_FILENAMES and entry.is_file() for entry in entries)
 
 
 def link_state(path: str) -> str:

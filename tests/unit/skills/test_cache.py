@@ -145,6 +145,26 @@ def test_added_and_removed_skills_are_detected(tree: Path, tmp_path: Path, parse
     assert names(result) == ["beta", "nested", "gamma"]  # depth-first, sorted
 
 
+def test_a_folder_becoming_a_skill_hides_its_resource_folders(
+    tmp_path: Path, parses: Counter
+) -> None:
+    """The warm path follows the walk's rule: once ``kit`` holds a SKILL.md, what sits
+    in its ``assets/`` is kit's, not a skill; once it no longer does, it is again."""
+    root, cache_dir = tmp_path / "root", tmp_path / "cache"
+    write_skill(root / "kit" / "assets" / "inside")
+    age(root)
+    assert names(scan(root, cache_dir)) == ["inside"]
+    write_skill(root / "kit")
+    age(root, seconds=3000)  # an older snapshot's mtimes must not match by accident
+    parses.paths.clear()
+    assert names(scan(root, cache_dir)) == ["kit"]
+    assert parses.paths == [root / "kit" / "SKILL.md"]
+    assert names(scan(root, cache_dir)) == ["kit"]  # and warm from the new snapshot
+    (root / "kit" / "SKILL.md").unlink()
+    age(root, seconds=2400)
+    assert names(scan(root, cache_dir)) == ["inside"]
+
+
 def test_fresh_timestamps_are_rechecked(tmp_path: Path, parses: Counter) -> None:
     root = tmp_path / "root"
     write_skill(root / "fresh")  # written just now: within the racy window

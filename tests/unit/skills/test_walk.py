@@ -18,18 +18,61 @@ def test_nested_skills_and_root_that_is_a_skill(tmp_path: Path) -> None:
     root = tmp_path / "outer"
     write_skill(root)  # the root itself is a skill
     write_skill(root / "inner")
-    write_skill(root / "inner" / "scripts" / "deeper")
+    write_skill(root / "inner" / "platforms" / "deeper")
     write_skill(root / "group" / "leaf")
     tree = walk_tree(root)
     assert tree.skill_mds == [
         "SKILL.md",
         "group/leaf/SKILL.md",
         "inner/SKILL.md",
-        "inner/scripts/deeper/SKILL.md",
+        "inner/platforms/deeper/SKILL.md",
     ]
     scan = scan_root(DiscoveryRoot(root, SkillSource.ROOT), cache_dir=None)
     assert [s.name for s in scan.skills] == ["outer", "leaf", "inner", "deeper"]
     assert all(s.root == root and s.source is SkillSource.ROOT for s in scan.skills)
+
+
+def test_resource_folders_of_a_skill_are_not_searched(tmp_path: Path) -> None:
+    """scripts/, references/ and assets/ belong to their skill: a SKILL.md there is a
+    template or an example. Elsewhere, folders with those names are walked as usual."""
+    author = tmp_path / "skill-author"
+    write_skill(author)
+    write_skill(author / "assets" / "templates", name="{{name}}")  # a scaffold
+    write_skill(author / "references" / "example")
+    write_skill(author / "scripts" / "fixture")
+    write_skill(author / "variants" / "nested")  # not a resource folder: a nested skill
+    lower = tmp_path / "lower"
+    lower.mkdir()
+    (lower / "skill.md").write_text("---\nname: lower\ndescription: d\n---\n", encoding="utf-8")
+    write_skill(lower / "assets" / "t")  # `assets` sorts before `skill.md`: still skipped
+    write_skill(tmp_path / "assets" / "real")  # not inside a skill: a real skill
+    write_skill(tmp_path / "notaskill" / "scripts" / "real2")
+    (tmp_path / "linked").mkdir()
+    write_skill(tmp_path / "linked")
+    (tmp_path / "linked" / "assets").symlink_to(author / "variants", target_is_directory=True)
+    tree = walk_tree(tmp_path)
+    assert tree.skill_mds == [
+        "assets/real/SKILL.md",
+        "linked/SKILL.md",
+        "lower/skill.md",
+        "notaskill/scripts/real2/SKILL.md",
+        "skill-author/SKILL.md",
+        "skill-author/variants/nested/SKILL.md",
+    ]
+    assert "skill-author/assets" not in tree.dirs and "lower/assets" not in tree.dirs
+    assert tree.links == {"linked/assets": "d"}  # seen, not followed
+
+
+def test_a_folder_that_stops_being_a_skill_gets_its_resource_folders_searched(
+    tmp_path: Path,
+) -> None:
+    write_skill(tmp_path / "kit")
+    write_skill(tmp_path / "kit" / "assets" / "inside")
+    assert walk_tree(tmp_path).skill_mds == ["kit/SKILL.md"]
+    (tmp_path / "kit" / "SKILL.md").unlink()
+    assert walk_tree(tmp_path).skill_mds == ["kit/assets/inside/SKILL.md"]
+    (tmp_path / "kit" / "SKILL.md").mkdir()  # a folder named SKILL.md makes no skill
+    assert walk_tree(tmp_path).skill_mds == ["kit/assets/inside/SKILL.md"]
 
 
 def test_lowercase_skill_md_is_accepted_and_uppercase_preferred(tmp_path: Path) -> None:
