@@ -56,6 +56,7 @@ SKIP_DIRS = frozenset(
         "node_modules",
         "__pycache__",
         ".venv",
+        "venv",
         ".tox",
         ".nox",
         ".mypy_cache",

@@ -534,6 +534,7 @@ def test_validate_path_on_a_tree(tmp_path: Path) -> None:
     make(tmp_path, "name: bad", folder="bad")
     make(tmp_path, "name: dep\ndescription: d", folder="node_modules/dep")
     make(tmp_path, "name: {{name}}", folder="good/assets/template")  # good's scaffold
+    make(tmp_path, "name: pkg\ndescription: d", folder="venv/lib/pkg/skills/pkg")  # installed
     (tmp_path / "good" / "loop").symlink_to(tmp_path, target_is_directory=True)
     reports = validate_path(tmp_path)
     found = {str(r.path.relative_to(tmp_path)): r for r in reports}
