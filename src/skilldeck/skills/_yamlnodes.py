@@ -22,6 +22,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 
 from skilldeck.errors import SkillParseError
+from skilldeck.skills._yamlerrors import SD_INVALID_YAML, yaml_error
 
 try:  # the C parser; PyYAML without libyaml falls back to the pure-Python one
     from yaml._yaml import CParser as _Parser
@@ -46,7 +47,6 @@ MAX_NODES = 10_000
 #: Upper bound on collection nesting (SD007); real frontmatter nests two or three deep.
 MAX_DEPTH = 200
 
-SD_INVALID_YAML = "SD003"
 SD_NOT_MAPPING = "SD004"
 SD_TOO_COMPLEX = "SD007"
 
@@ -107,7 +107,7 @@ def _compose(text: str, *, path: Path, first_line: int) -> Node | None:
     try:
         return loader.get_single_node()
     except yaml.MarkedYAMLError as e:
-        raise _yaml_error(e, path=path, first_line=first_line) from e
+        raise yaml_error(e, text=text, path=path, first_line=first_line) from e
     except yaml.YAMLError as e:  # reader errors: unprintable characters
         raise SkillParseError(
             f"invalid YAML: {e}", path=path, line=first_line, code=SD_INVALID_YAML
@@ -133,7 +133,7 @@ def _check_depth(text: str, *, path: Path, first_line: int) -> None:
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
     except yaml.MarkedYAMLError as e:
-        raise _yaml_error(e, path=path, first_line=first_line) from e
+        raise yaml_error(e, text=text, path=path, first_line=first_line) from e
     except yaml.YAMLError as e:  # reader errors: unprintable characters
         raise SkillParseError(
             f"invalid YAML: {e}", path=path, line=first_line, code=SD_INVALID_YAML
@@ -146,40 +146,6 @@ def _line_of(mark: Any, first_line: int) -> int:
 
 def _has_c() -> bool:
     return bool(getattr(yaml, "__with_libyaml__", False))
-
-
-_HINTS = {
-    "mapping values are not allowed": "a value contains `: `; wrap the whole value in "
-    'quotes, e.g. description: "Use when: …"',
-    "found character '\\t'": "YAML does not allow tabs for indentation; use spaces",
-    "found undefined alias": "`*name` refers to an anchor that is not defined; quote the "
-    "value if the `*` is meant literally",
-    "expected <block end>": "check the indentation, and quote values that start with a "
-    "quote but continue after it",
-    "did not find expected key": "check the indentation, and quote values that start with "
-    "a quote but continue after it",
-    "end of stream": "a quote or bracket opened here is never closed",
-    "found character that cannot start any token": "values starting with `@` or a "
-    "backtick must be quoted",
-}
-
-
-def _yaml_error(e: yaml.MarkedYAMLError, *, path: Path, first_line: int) -> SkillParseError:
-    """libyaml's error as one line: where (file line, column), what, how to fix.
-
-    An error found only at the end of the stream (an unterminated quote) is reported
-    where the construct began, which is where the author has to look.
-    """
-    problem = e.problem or e.context or "syntax error"
-    mark = e.problem_mark or e.context_mark
-    if e.context_mark is not None and "end of stream" in problem:
-        mark = e.context_mark
-    line = mark.line + first_line if mark is not None else first_line
-    where = f" (column {mark.column + 1})" if mark is not None else ""
-    context = f" {e.context}" if e.context and e.problem else ""
-    hint = next((h for key, h in _HINTS.items() if key in problem), None)
-    message = f"invalid YAML{where}: {problem}{context}" + (f"; {hint}" if hint else "")
-    return SkillParseError(message, path=path, line=line, code=SD_INVALID_YAML)
 
 
 class _Builder:

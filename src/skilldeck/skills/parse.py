@@ -32,9 +32,9 @@ from typing import Any
 
 from skilldeck.errors import SkillParseError
 from skilldeck.skills._fastyaml import parse_simple
+from skilldeck.skills._yamlerrors import SD_INVALID_YAML  # noqa: F401  (re-exported)
 from skilldeck.skills._yamlnodes import (  # noqa: F401  (codes re-exported)
     RETYPABLE_FIRST,
-    SD_INVALID_YAML,
     SD_NOT_MAPPING,
     SD_TOO_COMPLEX,
     Path_,

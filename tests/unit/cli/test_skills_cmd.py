@@ -121,7 +121,8 @@ def test_validate_human_lines_carry_path_line_code(tmp_path: Path) -> None:
     (bad / "SKILL.md").write_text("---\nname: bad\ndescription: [x\n---\n", encoding="utf-8")
     result = run("validate", str(tmp_path))
     assert result.exit_code == 1
-    assert f"{bad / 'SKILL.md'}:4: SD003" in " ".join(result.stdout.split())
+    # the line that opens the unclosed `[`, not the closing `---` where libyaml gave up
+    assert f"{bad / 'SKILL.md'}:3: SD003" in " ".join(result.stdout.split())
 
 
 def test_validate_strict(tmp_path: Path) -> None:

@@ -226,7 +226,8 @@ def test_parse_yaml_text_offsets_lines(tmp_path: Path) -> None:
         ("---\nname: x\ndescription: Use when: it matters\n---\n", "SD003", 3),
         ("---\nname: x\n\tdescription: tab\n---\n", "SD003", 3),
         ('---\nname: x\ndescription: "unterminated\n---\n', "SD003", 3),
-        ("---\nname: x\nlist: [a, b\nother: y\n---\n", "SD003", 4),
+        # reported where the bracket was opened, not where libyaml gave up (line 4)
+        ("---\nname: x\nlist: [a, b\nother: y\n---\n", "SD003", 3),
         ("---\nname: x\nref: *nothing\n---\n", "SD003", 3),
     ],
 )
@@ -241,6 +242,56 @@ def test_yaml_error_message_says_how_to_fix(tmp_path: Path) -> None:
     error = parse_error(tmp_path, "---\nname: x\ndescription: Use when: needed\n---\n")
     assert "column" in error.bare_message
     assert "quote" in error.bare_message
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("[WIP] does things", ["`[` is read as a YAML list", 'description: "[WIP] does things"']),
+        ("{x} is y", ["`{` is read as a YAML mapping", 'description: "{x} is y"']),
+        ("*important* tool", ["read as an alias", 'description: "*important* tool"']),
+        ("@mention bot", ["cannot start with `@`", 'description: "@mention bot"']),
+        ("- a note", ["`- ` starts a list item", "quote the value"]),
+        ('"Say "hi" now"', ['ends at the next `"`', "single quotes instead"]),
+        ("'It''s' fine", ["ends at the next `'`", "double quotes instead"]),
+        ("> 5 years of it", ["`>` is read as a block of text", 'description: "> 5 years of it"']),
+        ("Use when: it matters", ["a value contains `: `", "wrap the whole value in quotes"]),
+    ],
+)
+def test_yaml_error_hint_follows_what_the_value_starts_with(
+    tmp_path: Path, value: str, says: list[str]
+) -> None:
+    error = parse_error(tmp_path, f"---\nname: x\ndescription: {value}\nlicense: MIT\n---\n")
+    assert (error.code, error.line) == ("SD003", 3)
+    for text in says:
+        assert text in error.bare_message
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "says"),
+    [
+        ("---\nname: x\ntags: [a, b\nother: y\n---\n", 3,
+         ["opens `[` that is never closed with `]`", "(noticed on line 4)", 'tags: "[a, b"']),
+        ("---\nname: x\ndescription: {a: b\n---\n", 3,
+         ["opens `{` that is never closed with `}`", 'description: "{a: b"']),
+        ('---\nname: x\ndescription: "no end\nlicense: MIT\n---\n', 3,
+         ['opens a `"` that is never closed', "single quotes instead"]),
+        ("---\nname: x\ndescription: 'no end\n---\n", 3,
+         ["opens a `'` that is never closed", "double quotes instead"]),
+    ],
+)  # fmt: skip
+def test_unclosed_quote_or_bracket_is_reported_where_it_opens(
+    tmp_path: Path, data: str, line: int, says: list[str]
+) -> None:
+    error = parse_error(tmp_path, data)
+    assert (error.code, error.line) == ("SD003", line)
+    for text in says:
+        assert text in error.bare_message
+
+
+def test_tab_indentation_says_to_use_spaces(tmp_path: Path) -> None:
+    error = parse_error(tmp_path, "---\nname: x\ndescription: d\n\tlicense: MIT\n---\n")
+    assert "use spaces" in error.bare_message
 
 
 def test_invalid_utf8_is_reported_with_its_line(tmp_path: Path) -> None:
