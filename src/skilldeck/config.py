@@ -176,12 +176,22 @@ def load_settings(
     """Build Settings from files, environment and ``overrides`` (highest)."""
     home = (home or skilldeck_home()).expanduser()
     workspace = (workspace or Path.cwd()).resolve()
-    data = deep_merge(
-        read_toml(home / CONFIG_FILENAME),
-        read_toml(workspace / WORKSPACE_DIRNAME / CONFIG_FILENAME),
+    user_file, workspace_file = (
+        home / CONFIG_FILENAME,
+        workspace / WORKSPACE_DIRNAME / CONFIG_FILENAME,
     )
-    data = deep_merge(data, _env_overrides())
-    data = deep_merge(data, {k: v for k, v in overrides.items() if v is not None})
+    env = _env_overrides()
+    given = {k: v for k, v in overrides.items() if v is not None}
+    # lowest precedence first; each layer's name says where to fix a bad value
+    layers = [
+        (str(user_file), read_toml(user_file)),
+        (str(workspace_file), read_toml(workspace_file)),
+        ("the environment", env),
+        ("the arguments given", given),
+    ]
+    data: dict[str, Any] = {}
+    for _where, layer in layers:
+        data = deep_merge(data, layer)
     data["home"] = home
     data["workspace"] = workspace
     try:
@@ -189,10 +199,26 @@ def load_settings(
     except ValidationError as e:
         first = e.errors()[0]
         loc = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(
-            f"Invalid setting {loc!r}: {first['msg']}. Check {home / CONFIG_FILENAME} and "
-            f"{workspace / WORKSPACE_DIRNAME / CONFIG_FILENAME}."
-        ) from e
+        where = _origin(first["loc"], layers)
+        if where == "the environment":
+            where = "SKILLDECK_" + "__".join(str(p).upper() for p in first["loc"])
+        fix = f"Fix it in {where}" if where else f"Check {user_file} and {workspace_file}"
+        raise ConfigError(f"Invalid setting {loc!r}: {first['msg']}. {fix}.") from e
+
+
+def _origin(loc: tuple[int | str, ...], layers: list[tuple[str, dict[str, Any]]]) -> str | None:
+    """Which layer set the value at ``loc`` (the highest that has it), if any did."""
+    return next((name for name, layer in reversed(layers) if _holds(layer, loc)), None)
+
+
+def _holds(node: Any, loc: tuple[int | str, ...]) -> bool:
+    for part in loc:
+        in_dict = isinstance(node, dict) and part in node
+        in_list = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        if not (in_dict or in_list):
+            return False
+        node = node[part]
+    return True
 
 
 def _env_overrides() -> dict[str, Any]:

@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
+    from skilldeck.skills.diagnostics import Diagnostic
 
-__all__ = ["try_fast"]
+__all__ = ["try_fast", "write_scan_problems"]
 
 
 def try_fast(argv: list[str]) -> int | None:
@@ -79,14 +80,17 @@ def _list(roots: list[Path], *, no_defaults: bool, all_: bool) -> int:
     if no_defaults and not roots:
         return _fail("--no-defaults needs at least one --root.", code=2)
     try:
-        rows = _rows(roots, no_defaults=no_defaults, all_=all_)
+        rows, problems = _rows(roots, no_defaults=no_defaults, all_=all_)
     except SkilldeckError as e:
         return _fail(str(e), code=1)
     _write_json(rows)
+    write_scan_problems(problems)
     return 0
 
 
-def _rows(roots: list[Path], *, no_defaults: bool, all_: bool) -> list[dict[str, Any]]:
+def _rows(
+    roots: list[Path], *, no_defaults: bool, all_: bool
+) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
     from skilldeck._fastconfig import load_light_settings
     from skilldeck.skills.registry import SkillRegistry
 
@@ -101,8 +105,15 @@ def _rows(roots: list[Path], *, no_defaults: bool, all_: bool) -> list[dict[str,
         settings = load_settings()
     registry = SkillRegistry.discover(settings, roots=roots, no_defaults=no_defaults)
     if all_:
-        return [e.to_dict() for e in registry.entries()]
-    return registry.active_rows()
+        return [e.to_dict() for e in registry.entries()], registry.diagnostics
+    return registry.active_rows(), registry.diagnostics
+
+
+def write_scan_problems(diagnostics: list[Diagnostic]) -> None:
+    """The scan's own problems (dangling or looping symlinks, unreadable folders) as
+    plain ``warning`` lines on stderr, beside JSON on stdout: a script reading the
+    JSON still sees them."""
+    sys.stderr.writelines(f"warning {d.path}: {d.code} {d.message}\n" for d in diagnostics)
 
 
 def _write_json(rows: list[dict[str, Any]]) -> None:

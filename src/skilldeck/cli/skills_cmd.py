@@ -86,12 +86,14 @@ def list_skills(
     registry = _registry(root, no_defaults)
     if json_ and not all_:  # the usual machine call: rows straight from the skills
         _print_json_rows(registry.active_rows())
+        _print_scan_problems(registry.diagnostics, plain=True)
         return
     entries = registry.entries()
     if not all_:
         entries = [e for e in entries if e.status == "active"]
     if json_:
         _print_json_rows([e.to_dict() for e in entries])
+        _print_scan_problems(registry.diagnostics, plain=True)
         return
     _print_entries(entries, show_status=all_)
     _print_scan_problems(registry.diagnostics)
@@ -141,8 +143,14 @@ def _print_entries(entries: list[SkillEntry], *, show_status: bool) -> None:
     console.print(f"{len(entries)} skill(s)", style="dim")
 
 
-def _print_scan_problems(diagnostics: list[Diagnostic]) -> None:
-    if diagnostics:
+def _print_scan_problems(diagnostics: list[Diagnostic], *, plain: bool = False) -> None:
+    """Problems of the scan itself (dangling or looping symlinks, unreadable folders),
+    on stderr; ``plain`` beside JSON (bare lines, as the fast path writes them)."""
+    if plain:
+        from skilldeck.cli.fastpath import write_scan_problems
+
+        write_scan_problems(diagnostics)
+    elif diagnostics:
         err = stderr_console()
         for d in diagnostics:
             err.print(f"[yellow]warning[/yellow] {d.path}: {d.code} {d.message}", highlight=False)

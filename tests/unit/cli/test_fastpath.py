@@ -68,6 +68,24 @@ def test_same_rows_as_the_typer_command(
     assert fast_rows(capsys, *args) == expected  # warm, from the snapshot
 
 
+@pytest.mark.parametrize("args", [("--json",), ("--json", "--all")])
+def test_scan_problems_go_to_stderr_beside_the_json(
+    ws: Path, capsys: pytest.CaptureFixture[str], args: tuple[str, ...]
+) -> None:
+    skills = ws / ".claude" / "skills"
+    (skills / "dangling").symlink_to(ws / "nowhere")
+    (skills / "alpha" / "loop").symlink_to(skills)
+    argv = ["skills", "list", *args]
+    typer = CliRunner().invoke(build_app(argv), argv)
+    for _ in range(2):  # cold, then warm from the snapshot
+        assert try_fast(argv) == 0
+        out, err = capsys.readouterr()
+        assert json.loads(out) == json.loads(typer.stdout)
+        assert err == typer.stderr
+        assert f"warning {skills / 'dangling'}: SD202 " in err
+        assert f"warning {skills / 'alpha' / 'loop'}: SD201 " in err
+
+
 def test_disabled_skills_and_config_files(
     ws: Path, skilldeck_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
