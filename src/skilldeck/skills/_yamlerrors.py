@@ -38,12 +38,11 @@ _BY_VALUE_START = {
     ">": "a value starting with `>` is read as a block of text on the following lines",
 }
 
-#: a value that starts with a quote ends at the matching quote: nothing may follow it
-_QUOTED = {
-    '"': 'a value that starts with `"` ends at the next `"`; wrap the whole value in '
-    "single quotes instead (writing any `'` inside as `''`)",
-    "'": "a value that starts with `'` ends at the next `'`; wrap the whole value in "
-    'double quotes instead (writing any `"` inside as `\\"`)',
+#: a value that starts with a quote ends at the matching quote: nothing may follow it,
+#: so the fix is the other kind of quote around the whole value
+_OTHER_QUOTE = {
+    '"': "wrap the whole value in single quotes instead (writing any `'` inside as `''`)",
+    "'": 'wrap the whole value in double quotes instead (writing any `"` inside as `\\"`)',
 }
 
 #: libyaml's problem text → how to fix it, when the value's first character says nothing
@@ -104,17 +103,20 @@ def _hint(text: str, mark: Any, problem: str, unclosed: str | None) -> str | Non
     first = match[2] if match is not None else ""
     if unclosed is not None:
         opener = unclosed or (first if first in _OPENERS else "")
-        if opener in _QUOTED:
+        if opener in _OTHER_QUOTE:
             what = f"a `{opener}` that is never closed"
         elif opener:
             what = f"`{opener}` that is never closed with `{_CLOSER[opener]}`"
         else:
             what = "a quote or bracket that is never closed"
         return f"this line opens {what}; close it, or " + (
-            _QUOTED[opener].split("; ", 1)[1] if opener in _QUOTED else _quote_it(match, source)
+            _OTHER_QUOTE.get(opener) or _quote_it(match, source)
         )
-    if first in _QUOTED:
-        return _QUOTED[first]
+    if first in _OTHER_QUOTE:
+        return (
+            f"a value that starts with `{first}` ends at the next `{first}`; "
+            + (_OTHER_QUOTE[first])
+        )
     if (reason := _BY_VALUE_START.get(first)) is not None:
         return f"{reason}; {_quote_it(match, source)}"
     return next((h for key, h in _BY_PROBLEM.items() if key in problem), None)
