@@ -181,13 +181,12 @@ def load_settings(
         workspace / WORKSPACE_DIRNAME / CONFIG_FILENAME,
     )
     env = _env_overrides()
-    given = {k: v for k, v in overrides.items() if v is not None}
     # lowest precedence first; each layer's name says where to fix a bad value
     layers = [
         (str(user_file), read_toml(user_file)),
         (str(workspace_file), read_toml(workspace_file)),
         ("the environment", env),
-        ("the arguments given", given),
+        ("the arguments given", {k: v for k, v in overrides.items() if v is not None}),
     ]
     data: dict[str, Any] = {}
     for _where, layer in layers:
@@ -201,7 +200,7 @@ def load_settings(
         loc = ".".join(str(p) for p in first["loc"])
         where = _origin(first["loc"], layers)
         if where == "the environment":
-            where = "SKILLDECK_" + "__".join(str(p).upper() for p in first["loc"])
+            where = _env_name(first["loc"], env)
         fix = f"Fix it in {where}" if where else f"Check {user_file} and {workspace_file}"
         raise ConfigError(f"Invalid setting {loc!r}: {first['msg']}. {fix}.") from e
 
@@ -219,6 +218,19 @@ def _holds(node: Any, loc: tuple[int | str, ...]) -> bool:
             return False
         node = node[part]
     return True
+
+
+def _env_name(loc: tuple[int | str, ...], env: dict[str, Any]) -> str:
+    """The ``SKILLDECK_A__B`` variable that set the value at ``loc`` (a variable sets
+    a whole value: a bad list item names the variable of the list)."""
+    parts: list[str] = []
+    node: Any = env
+    for part in loc:
+        parts.append(str(part).upper())
+        node = node[part]
+        if not isinstance(node, dict):
+            break
+    return "SKILLDECK_" + "__".join(parts)
 
 
 def _env_overrides() -> dict[str, Any]:

@@ -46,6 +46,15 @@ def test_a_bad_environment_variable_is_named(
     assert error_of().endswith("Fix it in SKILLDECK_SKILLS__PROMPT_BUDGET.")
 
 
+def test_a_bad_list_item_from_the_environment_names_the_variable(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SKILLDECK_PERMISSIONS__ALLOW", '["Read", 3]')
+    message = error_of()
+    assert "'permissions.allow.1'" in message
+    assert message.endswith("Fix it in SKILLDECK_PERMISSIONS__ALLOW.")
+
+
 def test_a_bad_argument_is_named(ws: Path) -> None:
     message = error_of(agent={"max_turns": "many"})
     assert "'agent.max_turns'" in message
