@@ -37,6 +37,7 @@ _SKILL_KEYS: dict[str, type] = {
     "disabled": list,
     "strict": bool,
     "prompt_budget": int,
+    "discovery_workers": int,
 }
 
 
@@ -67,7 +68,7 @@ class HomePaths:
 class LightSkillSettings:
     """The ``[skills]`` values discovery and the skill listing read."""
 
-    __slots__ = ("_owner", "dirs", "disabled", "prompt_budget", "strict")
+    __slots__ = ("_owner", "dirs", "disabled", "discovery_workers", "prompt_budget", "strict")
 
     def __init__(self, owner: LightSettings, data: dict[str, Any]) -> None:
         self._owner = owner
@@ -75,6 +76,7 @@ class LightSkillSettings:
         self.disabled: list[str] = list(data.get("disabled", []))
         self.strict: bool = data.get("strict", False)
         self.prompt_budget: int = data.get("prompt_budget", 8000)
+        self.discovery_workers: int = data.get("discovery_workers", 0)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._owner.full().skills, name)
@@ -176,4 +178,5 @@ def _plain(data: dict[str, Any]) -> bool:
             return False
         if type(value) is list and not all(type(v) is str for v in value):
             return False
-    return True
+    workers: int = skills.get("discovery_workers", 0)
+    return workers >= 0  # (config.py: ge=0)

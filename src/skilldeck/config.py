@@ -53,6 +53,9 @@ class SkillSettings(BaseModel):
     settings: dict[str, dict[str, Any]] = Field(default_factory=dict)
     prompt_budget: int = 8000
     strict: bool = False
+    #: processes a cold discovery of a large tree may parse with (0: one per
+    #: available CPU; 1: never fork). See ``skills/_parallel.py``.
+    discovery_workers: int = Field(default=0, ge=0)
     script_timeout: float = 30.0
     output_cap: int = 1024 * 1024
     code_skills: Literal["on", "audit", "off"] = "audit"

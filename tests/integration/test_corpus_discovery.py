@@ -120,3 +120,48 @@ def test_agrees_with_skills_ref_where_it_reads(lenient: SkillRegistry) -> None:
         compared += 1
         assert (props.name, props.description) == (skill.name, skill.description)
     assert compared > 100
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_parallel_cold_discovery_equals_one_process(
+    corpus: Path, tmp_path: Path, strict: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The corpus parsed on several CPUs and in one process: the same entries,
+    metadata, diagnostics and order (see ``skills/_parallel.py``). Forking is forced:
+    an idle thread another test left behind would otherwise keep discovery serial."""
+    import sys
+
+    from skilldeck.skills import _forked, _parallel
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("forking workers needs Linux")
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def counted_fork() -> int:
+        pid = real_fork()
+        if pid:
+            forks.append(pid)
+        return pid
+
+    monkeypatch.setattr(_parallel, "can_fork", lambda: True)
+    monkeypatch.setattr(_parallel, "available_cpus", lambda: 2)
+    monkeypatch.setattr(_forked.os, "fork", counted_fork)
+
+    def run(workers: int) -> SkillRegistry:
+        settings = load_settings(
+            home=tmp_path / str(workers),
+            workspace=tmp_path,
+            skills={"strict": strict, "discovery_workers": workers},
+        )
+        return SkillRegistry.discover(settings, roots=[corpus], no_defaults=True)
+
+    one, several = run(1), run(2)
+    assert len(forks) == 1  # one child parsed half of the corpus
+    assert [e.to_dict() for e in several.entries()] == [e.to_dict() for e in one.entries()]
+    assert several.fingerprint == one.fingerprint
+    for a, b in zip(one.list(), several.list(), strict=True):
+        assert a.metadata == b.metadata and a.body_offset == b.body_offset
+        assert [d.to_dict() for d in a.diagnostics] == [d.to_dict() for d in b.diagnostics]
+    bad = [(str(i.skill_md), [d.to_dict() for d in i.diagnostics]) for i in one.invalid]
+    assert [(str(i.skill_md), [d.to_dict() for d in i.diagnostics]) for i in several.invalid] == bad

@@ -64,3 +64,11 @@ def test_a_bad_argument_is_named(ws: Path) -> None:
 def test_a_valid_setting_still_loads(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SKILLDECK_SKILLS__PROMPT_BUDGET", "9000")
     assert load_settings().skills.prompt_budget == 9000
+
+
+def test_discovery_workers_is_a_count_from_zero(ws: Path, skilldeck_home: Path) -> None:
+    (skilldeck_home / "config.toml").write_text("[skills]\ndiscovery_workers = -2\n")
+    message = error_of()
+    assert "'skills.discovery_workers'" in message and "greater than or equal to 0" in message
+    (skilldeck_home / "config.toml").write_text("[skills]\ndiscovery_workers = 3\n")
+    assert load_settings().skills.discovery_workers == 3

@@ -28,6 +28,7 @@ def same_as_full(light: LightSettings) -> None:
     assert light.skills.disabled == full.skills.disabled
     assert light.skills.strict == full.skills.strict
     assert light.skills.prompt_budget == full.skills.prompt_budget
+    assert light.skills.discovery_workers == full.skills.discovery_workers
 
 
 def test_no_config_files(ws: Path) -> None:
@@ -46,12 +47,14 @@ def test_skills_keys_from_both_files_merge_like_load_settings(
     )
     (ws / ".skilldeck").mkdir()
     (ws / ".skilldeck" / "config.toml").write_text(
-        "[skills]\nstrict = true\nprompt_budget = 1234\n", encoding="utf-8"
+        "[skills]\nstrict = true\nprompt_budget = 1234\ndiscovery_workers = 1\n",
+        encoding="utf-8",
     )
     light = load_light_settings()
     assert light is not None
     same_as_full(light)
     assert light.skills.strict is True and light.skills.disabled == ["a"]
+    assert light.skills.discovery_workers == 1
 
 
 @pytest.mark.parametrize(
@@ -61,6 +64,7 @@ def test_skills_keys_from_both_files_merge_like_load_settings(
         "[skills]\nstrict = 1\n",  # not exactly a bool
         "[skills]\nprompt_budget = true\n",  # a bool is not a budget
         "[skills]\ndirs = [1]\n",
+        "[skills]\ndiscovery_workers = -1\n",  # out of range: the full path says so
         "[skills]\nhints = {k = 1}\n",
         "model = 3\n",
         "[skills\n",  # broken TOML: the full path reports it

@@ -183,9 +183,10 @@ def discover(
     """Scan every root (see module docs); bodies are not read."""
     cache_dir = settings.cache_dir if use_cache else None
     strict = settings.skills.strict
+    workers = settings.skills.discovery_workers
     with gc_paused():
         scans = [
-            scan_root(root, cache_dir=cache_dir, strict=strict)
+            scan_root(root, cache_dir=cache_dir, strict=strict, workers=workers)
             for root in resolve_roots(settings, roots=roots, no_defaults=no_defaults)
         ]
         _drop_overlaps(scans)
@@ -237,8 +238,12 @@ def _drop_overlaps(scans: list[RootScan]) -> None:
 # ---- one root -----------------------------------------------------------------
 
 
-def scan_root(root: Root, *, cache_dir: Path | None, strict: bool = False) -> RootScan:
-    """Scan one root, reusing its snapshot where the files did not change."""
+def scan_root(
+    root: Root, *, cache_dir: Path | None, strict: bool = False, workers: int = 1
+) -> RootScan:
+    """Scan one root, reusing its snapshot where the files did not change. A cold
+    scan of a large tree may parse on up to ``workers`` CPUs (0: as many as are
+    available; see :mod:`._parallel`)."""
     try:
         is_dir = stat_mod.S_ISDIR(os.stat(root.path).st_mode)
     except OSError:
@@ -269,7 +274,7 @@ def scan_root(root: Root, *, cache_dir: Path | None, strict: bool = False) -> Ro
     scan = RootScan(root)
     tree = walk_tree(root.path)
     scan.diagnostics.extend(tree.diagnostics)
-    records = _load_all(scan, tree, _records_of(snapshot), strict=strict)
+    records = _load_all(scan, tree, _records_of(snapshot), strict=strict, workers=workers)
     if cache_dir is not None:
         cache_mod.save_snapshot(cache_dir, root.path, tree, records, started=started, strict=strict)
     return scan
@@ -447,6 +452,10 @@ def _record_files(
             scan.add_file(md, st.st_mtime_ns, st.st_size)
 
 
+#: (kept equal to ``_parallel.MIN_FILES_PER_WORKER``, which a test checks): below
+#: twice this many files a cold scan stays serial without importing that module
+_MIN_FILES_PER_WORKER = 600
+
 # row fields (see cache.Record) and stat fields, as C getters for whole-column work
 _SECOND, _THIRD = operator.itemgetter(1), operator.itemgetter(2)
 _MTIME_NS, _SIZE = operator.attrgetter("st_mtime_ns"), operator.attrgetter("st_size")
@@ -454,16 +463,55 @@ _KIND_NAMES = frozenset(_KINDS)
 
 
 def _load_all(
-    scan: RootScan, tree: Tree, cached: dict[str, Record], *, strict: bool
+    scan: RootScan, tree: Tree, cached: dict[str, Record], *, strict: bool, workers: int = 1
 ) -> dict[str, Record]:
     """Load every SKILL.md of a freshly walked ``tree``: from its record when the
     file's (mtime, size) still match, else by parsing it. Returns the records to store.
     A file with no record is not ``stat``-ed first: the parse reports the stamp it
-    read the file at."""
+    read the file at.
+
+    With nothing cached and ``workers`` > 1, a large tree is parsed in slices, all
+    but the first in forked children (see :mod:`._parallel`), which hand back each
+    file as the record a snapshot would hold: it then loads like a cached one, so
+    the skills, their order and the snapshot are the same either way."""
     records: dict[str, Record] = {}
     prefix = _prefix(tree)
     with_code = tree.with_code
-    for rel in tree.skill_mds:
+    rels = tree.skill_mds
+    if cached or workers == 1 or len(rels) < 2 * _MIN_FILES_PER_WORKER:
+        _load_slice(scan, rels, prefix, with_code, cached, records, strict=strict)
+        return records
+    from skilldeck.skills import _parallel
+
+    with _parallel.ParsedInChildren(
+        rels, prefix, with_code, source=scan.root.source, root=scan.root.path,
+        strict=strict, workers=workers,
+    ) as children:  # fmt: skip
+        _load_slice(scan, children.own, prefix, with_code, cached, records, strict=strict)
+        for part, loaded in children.results():
+            for rel, got in zip(part, loaded, strict=True):
+                stamp, rec = got if got is not None else (None, None)
+                parsed = scan.parsed
+                new = _load_one(scan, rel, _md_path(prefix, rel), stamp, rec, with_code,
+                                strict=strict)  # fmt: skip
+                if got is not None and scan.parsed == parsed:
+                    scan.parsed += 1  # parsed by the child
+                if new is not None:
+                    records[rel] = new
+    return records
+
+
+def _load_slice(
+    scan: RootScan,
+    rels: list[str],
+    prefix: str,
+    with_code: set[str],
+    cached: dict[str, Record],
+    records: dict[str, Record],
+    *,
+    strict: bool,
+) -> None:
+    for rel in rels:
         md = _md_path(prefix, rel)
         rec = cached.get(rel)
         stamp = None
@@ -476,7 +524,6 @@ def _load_all(
         new = _load_one(scan, rel, md, stamp, rec, with_code, strict=strict)
         if new is not None:
             records[rel] = new
-    return records
 
 
 def _load_one(

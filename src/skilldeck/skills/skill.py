@@ -538,8 +538,19 @@ class SnapshotBlob:
         self.path = path
         self._data: memoryview | None = None
 
-    def __reduce__(self) -> tuple[type[SnapshotBlob], tuple[str]]:
-        """Copies and pickles name the file (its bytes are read again on need)."""
+    @classmethod
+    def in_memory(cls, data: bytes) -> SnapshotBlob:
+        """A blob that is no file: chunks a discovery worker encoded and sent back
+        (see ``skills/_parallel.py``), read in place until a snapshot stores them."""
+        blob = cls("")
+        blob._data = memoryview(data)
+        return blob
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Copies and pickles name the file (its bytes are read again on need); an
+        in-memory blob carries its bytes."""
+        if not self.path and self._data is not None:
+            return SnapshotBlob.in_memory, (self._data.tobytes(),)
         return SnapshotBlob, (self.path,)
 
     def _load(self) -> memoryview:
