@@ -7,7 +7,8 @@ tree of 10,000 skills) it measures, in one run and on the same folders:
   given the folder list for free, so the walk is not even charged to it);
 * skilldeck **cold**: ``SkillRegistry.discover`` with an empty snapshot cache
   (walk + frontmatter parse + validation + cache write), with the default settings:
-  a large tree is parsed on every available CPU (``skills/_parallel.py``);
+  a large tree is parsed on every available CPU, while the walk goes on
+  (``skills/_parallel.py``);
 * skilldeck **cold, one process** (``discovery_workers = 1``): the same on one CPU,
   so the parallel speed-up and the single-core figure are both on record;
 * skilldeck **warm**: the same call with the snapshot present;

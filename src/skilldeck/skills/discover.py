@@ -40,6 +40,7 @@ from skilldeck.skills.walk import ROOT_NOT_FOUND, Tree, diagnostic, walk_tree
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
+    from skilldeck.skills import _parallel
     from skilldeck.skills.cache import Record, RootSnapshot
     from skilldeck.skills.validate import Discovered
 
@@ -272,12 +273,32 @@ def scan_root(
                 )
             return scan
     scan = RootScan(root)
-    tree = walk_tree(root.path)
-    scan.diagnostics.extend(tree.diagnostics)
-    records = _load_all(scan, tree, _records_of(snapshot), strict=strict, workers=workers)
+    cached = _records_of(snapshot)
+    with _feed(root, cached, strict=strict, workers=workers) as feed:
+        tree = walk_tree(root.path, found=feed.found if feed is not None else None)
+        scan.diagnostics.extend(tree.diagnostics)
+        records = _load_all(scan, tree, cached, strict=strict, feed=feed)
     if cache_dir is not None:
         cache_mod.save_snapshot(cache_dir, root.path, tree, records, started=started, strict=strict)
     return scan
+
+
+def _feed(
+    root: Root, cached: dict[str, Record], *, strict: bool, workers: int
+) -> contextlib.AbstractContextManager[_parallel.ParseFeed | None]:
+    """Where a cold scan's SKILL.md files go as the walk finds them: a
+    :class:`~._parallel.ParseFeed` when more than one process may parse (nothing
+    cached, ``workers`` other than 1, forking safe here), else nothing."""
+    if cached or workers == 1:
+        return contextlib.nullcontext()
+    from skilldeck.skills import _parallel
+
+    limit = _parallel.worker_limit(workers)
+    if limit < 2:
+        return contextlib.nullcontext()
+    return _parallel.ParseFeed(
+        str(root.path), source=root.source, root_path=root.path, strict=strict, workers=limit
+    )
 
 
 def _records_of(snapshot: RootSnapshot | None) -> dict[str, Record]:
@@ -452,10 +473,6 @@ def _record_files(
             scan.add_file(md, st.st_mtime_ns, st.st_size)
 
 
-#: (kept equal to ``_parallel.MIN_FILES_PER_WORKER``, which a test checks): below
-#: twice this many files a cold scan stays serial without importing that module
-_MIN_FILES_PER_WORKER = 600
-
 # row fields (see cache.Record) and stat fields, as C getters for whole-column work
 _SECOND, _THIRD = operator.itemgetter(1), operator.itemgetter(2)
 _MTIME_NS, _SIZE = operator.attrgetter("st_mtime_ns"), operator.attrgetter("st_size")
@@ -463,41 +480,51 @@ _KIND_NAMES = frozenset(_KINDS)
 
 
 def _load_all(
-    scan: RootScan, tree: Tree, cached: dict[str, Record], *, strict: bool, workers: int = 1
+    scan: RootScan,
+    tree: Tree,
+    cached: dict[str, Record],
+    *,
+    strict: bool,
+    feed: _parallel.ParseFeed | None = None,
 ) -> dict[str, Record]:
     """Load every SKILL.md of a freshly walked ``tree``: from its record when the
     file's (mtime, size) still match, else by parsing it. Returns the records to store.
     A file with no record is not ``stat``-ed first: the parse reports the stamp it
     read the file at.
 
-    With nothing cached and ``workers`` > 1, a large tree is parsed in slices, all
-    but the first in forked children (see :mod:`._parallel`), which hand back each
-    file as the record a snapshot would hold: it then loads like a cached one, so
-    the skills, their order and the snapshot are the same either way."""
+    With a ``feed`` that forked children during the walk (see :mod:`._parallel`),
+    this process parses what they did not take, then every file is loaded in tree
+    order: a child's as the record it sent (like a cached file), so the skills,
+    their order and the snapshot are the same either way."""
     records: dict[str, Record] = {}
     prefix = _prefix(tree)
     with_code = tree.with_code
     rels = tree.skill_mds
-    if cached or workers == 1 or len(rels) < 2 * _MIN_FILES_PER_WORKER:
+    if feed is None or feed.found_rels != rels:
         _load_slice(scan, rels, prefix, with_code, cached, records, strict=strict)
         return records
-    from skilldeck.skills import _parallel
+    source, root = scan.root.source, scan.root.path
 
-    with _parallel.ParsedInChildren(
-        rels, prefix, with_code, source=scan.root.source, root=scan.root.path,
-        strict=strict, workers=workers,
-    ) as children:  # fmt: skip
-        _load_slice(scan, children.own, prefix, with_code, cached, records, strict=strict)
-        for part, loaded in children.results():
-            for rel, got in zip(part, loaded, strict=True):
-                stamp, rec = got if got is not None else (None, None)
-                parsed = scan.parsed
-                new = _load_one(scan, rel, _md_path(prefix, rel), stamp, rec, with_code,
-                                strict=strict)  # fmt: skip
-                if got is not None and scan.parsed == parsed:
-                    scan.parsed += 1  # parsed by the child
-                if new is not None:
-                    records[rel] = new
+    def parse(index: int) -> Discovered:
+        rel = rels[index]
+        md = _md_path(prefix, rel)
+        return _parse(md, source=source, root=root, strict=strict, has_code=rel in with_code)
+
+    own = feed.parse_rest(parse)
+    from_children = feed.collect()
+    for index, rel in enumerate(rels):
+        md = _md_path(prefix, rel)
+        got = from_children.get(index)
+        if got is not None:
+            parsed = scan.parsed
+            new = _load_one(scan, rel, md, got[0], got[1], with_code, strict=strict)
+            if scan.parsed == parsed:
+                scan.parsed += 1  # parsed by the child
+        else:
+            new = _load_one(scan, rel, md, None, None, with_code, strict=strict,
+                            got=own.get(index))  # fmt: skip
+        if new is not None:
+            records[rel] = new
     return records
 
 
@@ -536,10 +563,11 @@ def _load_one(
     *,
     strict: bool,
     add_file: bool = True,
+    got: Discovered | None = None,
 ) -> Record | None:
     """One SKILL.md into ``scan``: from ``rec`` when it still matches ``stamp`` (the
-    file's (mtime, size), None when not taken yet), else parsed. Returns its record,
-    None when the file is gone."""
+    file's (mtime, size), None when not taken yet), else from ``got`` (its parse,
+    done already), else parsed now. Returns its record, None when the file is gone."""
     root, source = scan.root.path, scan.root.source
     has_code = rel in with_code
     loaded = None
@@ -548,9 +576,9 @@ def _load_one(
     if loaded is not None:
         skill, diags, name = loaded
     else:
-        skill, rows, declared, read_at = _parse(
-            md, source=source, root=root, strict=strict, has_code=has_code
-        )
+        if got is None:
+            got = _parse(md, source=source, root=root, strict=strict, has_code=has_code)
+        skill, rows, declared, read_at = got
         if stamp is None:
             # what the parse saw; a file it could not read is stat-ed now (an edit
             # racing this is caught by the snapshot's racy-timestamp rule)

@@ -27,6 +27,7 @@ import errno
 import operator
 import os
 import stat as stat_mod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,16 +103,19 @@ class Tree:
     with_code: set[str] = field(default_factory=set)
 
 
-def walk_tree(root: Path | str) -> Tree:
-    """Depth-first, sorted, symlink-safe scan of ``root`` for SKILL.md files."""
-    walker = _Walker(str(root))
+def walk_tree(root: Path | str, *, found: Callable[[str], None] | None = None) -> Tree:
+    """Depth-first, sorted, symlink-safe scan of ``root`` for SKILL.md files.
+    ``found`` is told each SKILL.md path (relative, as in ``Tree.skill_mds``) the
+    moment it is added, so work on it can start before the walk ends."""
+    walker = _Walker(str(root), found)
     walker.run()
     return walker.tree
 
 
 class _Walker:
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, found: Callable[[str], None] | None = None) -> None:
         self.tree = Tree(root)
+        self._found = found
         self._visited: set[tuple[int, int]] = set()
         self._ancestors: set[tuple[int, int]] = set()
 
@@ -163,6 +167,8 @@ class _Walker:
                 if entry.is_file():
                     skill_rel = base + name
                     tree.skill_mds.append(skill_rel)
+                    if self._found is not None:
+                        self._found(skill_rel)
             elif name == "skill.py":
                 has_code = entry.is_file()
         if has_code and skill_rel is not None:
@@ -210,6 +216,8 @@ class _Walker:
         self.tree.links[rel] = LINK_FILE
         if is_skill_file and stat_mod.S_ISREG(st.st_mode):
             self.tree.skill_mds.append(rel)
+            if self._found is not None:
+                self._found(rel)
             return True
         return False
 

@@ -10,6 +10,7 @@ the parallel path is what they check, whatever ran before them.
 
 from __future__ import annotations
 
+import marshal
 import os
 import signal
 import sys
@@ -21,7 +22,7 @@ from typing import Any
 import pytest
 
 from skilldeck.config import load_settings
-from skilldeck.skills import _forked, _parallel, cache
+from skilldeck.skills import _forked, _parallel, cache, validate
 from skilldeck.skills import discover as discover_mod
 from skilldeck.skills.discover import Root, RootScan, scan_root
 from skilldeck.skills.skill import SkillKind, SkillSource, SnapshotBlob
@@ -34,9 +35,9 @@ FILES = 90
 
 
 @pytest.fixture(autouse=True)
-def small_slices(monkeypatch: pytest.MonkeyPatch) -> None:
+def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_parallel, "MIN_FILES_PER_WORKER", 10)
-    monkeypatch.setattr(discover_mod, "_MIN_FILES_PER_WORKER", 10)
+    monkeypatch.setattr(_parallel, "BATCH", 4)
     monkeypatch.setattr(_parallel, "available_cpus", lambda: 4)
     monkeypatch.setattr(_parallel, "can_fork", lambda: True)  # see the module docs
 
@@ -141,15 +142,47 @@ def test_parallel_cold_scan_equals_the_serial_one(
 def test_the_work_really_is_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_tree(tmp_path / "skills")
     pids: list[int] = []
-    real = _forked.ForkedCall.__init__
+    real_init = _forked.ForkedCall.__init__
 
     def recording(self: _forked.ForkedCall, fn: Any, arg: Any) -> None:
-        real(self, fn, arg)
+        real_init(self, fn, arg)
         pids.append(self._pid or 0)
 
+    from_children: list[int] = []
+    real_collect = _parallel.ParseFeed.collect
+
+    def counting_collect(self: _parallel.ParseFeed) -> Any:
+        got = real_collect(self)
+        from_children.append(len(got))
+        return got
+
+    here: list[str] = []
+    real_parse = validate.load_for_discovery
+
+    def counting_parse(md: str, **kwargs: Any) -> Any:
+        here.append(md)
+        return real_parse(md, **kwargs)
+
     monkeypatch.setattr(_forked.ForkedCall, "__init__", recording)
-    cold(root, tmp_path / "c", workers=3)
-    assert len(pids) == 2 and os.getpid() not in pids
+    monkeypatch.setattr(_parallel.ParseFeed, "collect", counting_collect)
+    monkeypatch.setattr(validate, "load_for_discovery", counting_parse)
+    scan = cold(root, tmp_path / "c", workers=4)
+    assert len(pids) == 3 and os.getpid() not in pids  # forked at 10, 20 and 30 found
+    total = FILES + FILES // 9
+    assert scan.parsed == total
+    assert from_children[0] > 0 and from_children[0] + len(here) == total  # none twice
+    assert len(set(here)) == len(here)
+
+
+def test_a_small_tree_is_parsed_in_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_parallel, "MIN_FILES_PER_WORKER", 1000)
+    forks: list[int] = []
+    monkeypatch.setattr(_forked.ForkedCall, "__init__", lambda *a: forks.append(1))
+    root = make_tree(tmp_path / "skills")
+    assert describe(cold(root, tmp_path / "c", workers=4))["parsed"] == FILES + FILES // 9
+    assert forks == []
 
 
 def test_a_warm_scan_after_a_parallel_cold_one_parses_nothing(tmp_path: Path) -> None:
@@ -178,32 +211,63 @@ def test_an_item_marshal_cannot_carry_is_loaded_by_the_caller(
     assert describe(got) == serial
 
 
-def raising(self: Any, part: list[str]) -> list[Any]:
+def test_a_full_queue_leaves_the_rest_to_the_caller(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_parallel, "_QUEUE_SIZE", 4096)  # one message of room
+    root = make_tree(tmp_path / "skills")
+    serial = describe(cold(root, tmp_path / "c1", workers=1))
+    assert describe(cold(root, tmp_path / "c2", workers=3)) == serial
+
+
+def test_long_paths_travel_fewer_to_a_message_and_the_longest_stay_behind() -> None:
+    feed = _parallel.ParseFeed(
+        "/r", source=SkillSource.ROOT, root_path=Path("/r"), strict=False, workers=2
+    )
+    sent: list[bytes] = []
+    feed._put = lambda message: sent.append(message) is None  # type: ignore[method-assign]
+    feed.found_rels = ["a" * 1500, "b" * 1500, "c" * 1500, "d" * 5000, "e", "f"]
+    feed._send(len(feed.found_rels))
+    batches = [marshal.loads(m) for m in sent]
+    assert all(len(m) <= _parallel.MESSAGE for m in sent)
+    assert [start for start, _ in batches] == [0, 2, 4]
+    assert [len(rels) for _, rels in batches] == [2, 1, 2]
+    assert feed._kept == [3]  # too long for any message: the caller parses it
+
+
+def raising(self: Any, _: None) -> list[Any]:
     raise RuntimeError("worker bug")
 
 
-def killed(self: Any, part: list[str]) -> list[Any]:
+def killed(self: Any, _: None) -> list[Any]:
     os.kill(os.getpid(), signal.SIGKILL)
     return []
 
 
-def short(self: Any, part: list[str]) -> list[Any]:
-    return [None] * (len(part) - 1)
+def eats_then_dies(self: Any, _: None) -> list[Any]:
+    os.close(self._write_fd)
+    while _parallel._take(self._read_fd) is not None:
+        pass  # every batch it takes is lost with it
+    os._exit(3)
 
 
-def misshapen(self: Any, part: list[str]) -> list[Any]:
-    items: list[Any] = [["odd"], [(1, "2"), b"x", "x", False, 0, "prompt"], [(1, 2), b"", "x"]]
-    return (items + [7] * len(part))[: len(part)]
+def misshapen(self: Any, _: None) -> list[Any]:
+    os.close(self._write_fd)
+    taken = []
+    while (message := _parallel._take(self._read_fd)) is not None:
+        taken.append(marshal.loads(message)[0])
+    odd: list[Any] = [[0, ["odd"]], [1, [(1, "2"), b"x", "x", False, 0, "prompt"]], [10**6, []]]
+    return odd + [[start, 7] for start in taken] + [["x", None]]
 
 
-@pytest.mark.parametrize("failure", [raising, killed, short, misshapen])
+@pytest.mark.parametrize("failure", [raising, killed, eats_then_dies, misshapen])
 def test_a_failing_child_costs_time_never_a_skill(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: Any
 ) -> None:
     root = make_tree(tmp_path / "skills")
     serial = describe(cold(root, tmp_path / "c1", workers=1))
-    monkeypatch.setattr(_parallel.ParsedInChildren, "_parse_part", failure)
-    got = cold(root, tmp_path / "c2", workers=2)
+    monkeypatch.setattr(_parallel.ParseFeed, "_work", failure)
+    got = cold(root, tmp_path / "c2", workers=3)
     assert describe(got) == serial
 
 
@@ -233,21 +297,23 @@ def test_an_error_in_the_caller_stops_and_reaps_the_children(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(_forked.ForkedCall, "__init__", recording)
-    monkeypatch.setattr(discover_mod, "_load_slice", interrupted)
+    monkeypatch.setattr(_parallel.ParseFeed, "parse_rest", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        cold(root, tmp_path / "c", workers=2)
-    assert started
+        cold(root, tmp_path / "c", workers=3)
+    assert len(started) == 2
     for pid in started:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)  # already reaped: no zombie left behind
 
 
-def test_small_trees_and_the_setting_keep_one_process() -> None:
-    assert _parallel.worker_count(100, 0) == 4
-    assert _parallel.worker_count(100, 2) == 2
-    assert _parallel.worker_count(100, 1) == 1  # the setting says never fork
-    assert _parallel.worker_count(15, 0) == 1  # too few files to share
-    assert _parallel.worker_count(35, 0) == 3
+def test_how_many_processes_the_setting_allows(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _parallel.worker_limit(0) == 4  # one per CPU
+    assert _parallel.worker_limit(2) == 2
+    assert _parallel.worker_limit(1) == 1  # never fork
+    monkeypatch.setattr(_parallel, "available_cpus", lambda: 64)
+    assert _parallel.worker_limit(0) == _parallel.MAX_WORKERS
+    monkeypatch.setattr(_parallel, "available_cpus", lambda: 1)
+    assert _parallel.worker_limit(0) == 1
 
 
 def test_a_second_thread_keeps_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -258,7 +324,7 @@ def test_a_second_thread_keeps_one_process(monkeypatch: pytest.MonkeyPatch) -> N
     thread.start()
     try:
         assert not _forked.can_fork()  # a fork would copy only this thread
-        assert _parallel.worker_count(100, 0) == 1
+        assert _parallel.worker_limit(0) == 1
     finally:
         stop.set()
         thread.join()
@@ -267,7 +333,7 @@ def test_a_second_thread_keeps_one_process(monkeypatch: pytest.MonkeyPatch) -> N
         while not _forked.can_fork() and time.monotonic() < deadline:
             time.sleep(0.01)
         assert _forked.can_fork()
-        assert _parallel.worker_count(100, 0) == 4
+        assert _parallel.worker_limit(0) == 4
 
 
 def test_discover_takes_the_workers_setting(
@@ -275,13 +341,13 @@ def test_discover_takes_the_workers_setting(
 ) -> None:
     root = make_tree(tmp_path / "skills")
     seen: list[int] = []
-    real = _parallel.worker_count
+    real = _parallel.worker_limit
 
-    def spy(files: int, setting: int) -> int:
+    def spy(setting: int) -> int:
         seen.append(setting)
-        return real(files, setting)
+        return real(setting)
 
-    monkeypatch.setattr(_parallel, "worker_count", spy)
+    monkeypatch.setattr(_parallel, "worker_limit", spy)
     for setting in (3, 1):
         home = tmp_path / f"home{setting}"
         home.mkdir()

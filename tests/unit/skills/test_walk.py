@@ -158,3 +158,16 @@ def test_unreadable_folder_is_reported(tmp_path: Path) -> None:
         locked.chmod(0o755)
     assert tree.skill_mds == ["ok/SKILL.md"]
     assert [d.code for d in tree.diagnostics] == ["SD203"]
+
+
+def test_found_hears_every_skill_file_in_tree_order(tmp_path: Path) -> None:
+    write_skill(tmp_path / "b")
+    write_skill(tmp_path / "a" / "nested")
+    write_skill(tmp_path / "a")
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "SKILL.md").symlink_to(tmp_path / "a" / "SKILL.md")  # a linked file
+    (tmp_path / "d").symlink_to(tmp_path / "b")  # a second alias: walked once
+    heard: list[str] = []
+    tree = walk_tree(tmp_path, found=heard.append)
+    assert heard == tree.skill_mds
+    assert sorted(heard) == ["a/SKILL.md", "a/nested/SKILL.md", "b/SKILL.md", "c/SKILL.md"]
