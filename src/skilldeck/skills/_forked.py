@@ -107,7 +107,7 @@ class ForkedCall:
             chunks = []
         finally:
             exit_code = self._reap()
-        if exit_code != 0 or not chunks:
+        if exit_code not in (0, None) or not chunks:
             return None
         try:
             items = marshal.loads(b"".join(chunks))
@@ -122,7 +122,9 @@ class ForkedCall:
                 os.kill(self._pid, signal.SIGKILL)
             self._reap()
 
-    def _reap(self) -> int:
+    def _reap(self) -> int | None:
+        """The child's exit code; None when it is not known (a SIGCHLD handler of
+        the host reaped the child first: then a whole message is trusted as is)."""
         pid, self._pid = self._pid, None
         with contextlib.suppress(OSError):
             os.close(self._fd)
@@ -133,8 +135,8 @@ class ForkedCall:
                 _, status = os.waitpid(pid, 0)
             except InterruptedError:  # pragma: no cover - retried by CPython already
                 continue
-            except ChildProcessError:  # reaped by someone else (a SIGCHLD handler)
-                return -1
+            except ChildProcessError:
+                return None
             return os.waitstatus_to_exitcode(status)
 
 
@@ -143,9 +145,7 @@ def _child(fn: Callable[[Any], list[Any]], arg: Any, read_fd: int, write_fd: int
     code = 1
     try:
         os.close(read_fd)
-        # Ctrl-C goes to the whole process group: the parent handles it (and reaps
-        # this child); here it would only turn into a traceback on the terminal.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _default_signals()
         view = memoryview(_encode(fn(arg)))
         while view:
             view = view[os.write(write_fd, view) :]
@@ -154,6 +154,18 @@ def _child(fn: Callable[[Any], list[Any]], arg: Any, read_fd: int, write_fd: int
         code = 1
     finally:
         os._exit(code)
+
+
+def _default_signals() -> None:
+    """The host's Python signal handlers are not the child's to run (a SIGTERM
+    handler that saves state would run twice, once here): they go back to the
+    default. Ctrl-C reaches the whole process group; the parent handles it (and
+    stops this child), so here it is ignored rather than printed as a traceback."""
+    for number in signal.valid_signals():
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            if callable(signal.getsignal(number)):
+                signal.signal(number, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _encode(items: list[Any]) -> bytes:

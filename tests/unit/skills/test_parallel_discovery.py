@@ -396,3 +396,40 @@ def test_in_memory_blob_survives_copies_and_pickles() -> None:
     blob = SnapshotBlob.in_memory(chunk)
     for other in (copy.deepcopy(blob), pickle.loads(pickle.dumps(blob))):
         assert other.decode(0, len(chunk)) == ({"name": "a", "description": "b"}, [])
+
+
+def test_the_hosts_signal_handlers_do_not_run_in_a_child(tmp_path: Path) -> None:
+    ran = tmp_path / "handler-ran"
+
+    def host_handler(signum: int, frame: Any) -> None:
+        ran.write_text("yes")
+
+    def child(_: None) -> list[Any]:
+        os.kill(os.getpid(), signal.SIGUSR1)  # default action here: the child ends
+        time.sleep(1)
+        return ["survived"]
+
+    previous = signal.signal(signal.SIGUSR1, host_handler)
+    try:
+        with _forked.ForkedCall(child, None) as call:
+            assert call.result() is None
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    assert not ran.exists()
+
+
+def test_a_host_that_reaps_children_itself_still_gets_the_result() -> None:
+    def reaper(signum: int, frame: Any) -> None:
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            pass
+
+    previous = signal.signal(signal.SIGCHLD, reaper)
+    try:
+        call = _forked.ForkedCall(lambda _: ["done", 42], None)
+        time.sleep(0.3)  # the child exits and the host's handler reaps it
+        assert call.result() == ["done", 42]
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
