@@ -42,6 +42,20 @@ def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_parallel, "can_fork", lambda: True)  # see the module docs
 
 
+@pytest.fixture
+def child_pids(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The pid of every worker forked while the test runs."""
+    pids: list[int] = []
+    real_init = _forked.ForkedCall.__init__
+
+    def recording(self: _forked.ForkedCall, fn: Any, arg: Any) -> None:
+        real_init(self, fn, arg)
+        pids.append(self._pid or 0)
+
+    monkeypatch.setattr(_forked.ForkedCall, "__init__", recording)
+    return pids
+
+
 def make_tree(root: Path) -> Path:
     """FILES skill folders of every sort discovery tells apart: valid, warned,
     invalid (bad YAML, no description), code skills, script skills, gated skills,
@@ -139,15 +153,10 @@ def test_parallel_cold_scan_equals_the_serial_one(
         assert any(s.may_be_gated() for s in parallel.skills)
 
 
-def test_the_work_really_is_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_work_really_is_shared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, child_pids: list[int]
+) -> None:
     root = make_tree(tmp_path / "skills")
-    pids: list[int] = []
-    real_init = _forked.ForkedCall.__init__
-
-    def recording(self: _forked.ForkedCall, fn: Any, arg: Any) -> None:
-        real_init(self, fn, arg)
-        pids.append(self._pid or 0)
-
     from_children: list[int] = []
     real_collect = _parallel.ParseFeed.collect
 
@@ -163,11 +172,10 @@ def test_the_work_really_is_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         here.append(md)
         return real_parse(md, **kwargs)
 
-    monkeypatch.setattr(_forked.ForkedCall, "__init__", recording)
     monkeypatch.setattr(_parallel.ParseFeed, "collect", counting_collect)
     monkeypatch.setattr(validate, "load_for_discovery", counting_parse)
     scan = cold(root, tmp_path / "c", workers=4)
-    assert len(pids) == 3 and os.getpid() not in pids  # forked at 10, 20 and 30 found
+    assert len(child_pids) == 3 and os.getpid() not in child_pids  # forked at 10, 20 and 30 found
     total = FILES + FILES // 9
     assert scan.parsed == total
     assert from_children[0] > 0 and from_children[0] + len(here) == total  # none twice
@@ -283,25 +291,18 @@ def test_no_process_to_spare_means_serial(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def test_an_error_in_the_caller_stops_and_reaps_the_children(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, child_pids: list[int]
 ) -> None:
     root = make_tree(tmp_path / "skills")
-    started: list[int] = []
-    real = _forked.ForkedCall.__init__
-
-    def recording(self: _forked.ForkedCall, fn: Any, arg: Any) -> None:
-        real(self, fn, arg)
-        started.append(self._pid or 0)
 
     def interrupted(*args: Any, **kwargs: Any) -> Any:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(_forked.ForkedCall, "__init__", recording)
     monkeypatch.setattr(_parallel.ParseFeed, "parse_rest", interrupted)
     with pytest.raises(KeyboardInterrupt):
         cold(root, tmp_path / "c", workers=3)
-    assert len(started) == 2
-    for pid in started:
+    assert len(child_pids) == 2
+    for pid in child_pids:
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)  # already reaped: no zombie left behind
 
