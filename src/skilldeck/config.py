@@ -17,8 +17,11 @@ writes atomically so a crash never leaves a half-written config.
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
+import typing
+import warnings
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,7 +33,7 @@ from skilldeck._atomic import atomic_write_text
 from skilldeck._fastconfig import CONFIG_FILENAME as CONFIG_FILENAME  # re-exported
 from skilldeck._fastconfig import WORKSPACE_DIRNAME as WORKSPACE_DIRNAME  # re-exported
 from skilldeck._fastconfig import HomePaths
-from skilldeck.errors import ConfigError
+from skilldeck.errors import ConfigError, ConfigWarning
 
 
 def skilldeck_home() -> Path:
@@ -197,7 +200,7 @@ def load_settings(
     data["home"] = home
     data["workspace"] = workspace
     try:
-        return Settings.model_validate(data)
+        settings = Settings.model_validate(data)
     except ValidationError as e:
         first = e.errors()[0]
         loc = ".".join(str(p) for p in first["loc"])
@@ -206,6 +209,73 @@ def load_settings(
             where = _env_name(first["loc"], env)
         fix = f"Fix it in {where}" if where else f"Check {user_file} and {workspace_file}"
         raise ConfigError(f"Invalid setting {loc!r}: {first['msg']}. {fix}.") from e
+    for where, layer in layers:
+        for message in ignored_settings(layer, where):
+            warnings.warn(message, ConfigWarning, stacklevel=2)
+    return settings
+
+
+def ignored_settings(layer: dict[str, Any], where: str) -> list[str]:
+    """One message per key of ``layer`` (one config file, the environment or the
+    arguments, named by ``where``) that no setting reads: an unknown key anywhere in
+    the tree (tables that hold free-form names, like ``skills.settings``, excepted),
+    with the closest known key when there is one."""
+    messages = [
+        f"{_place(where, key)}: `{key}` cannot be set here ({how} sets it)"
+        for key, how in (("home", "SKILLDECK_HOME"), ("workspace", "the current directory"))
+        if key in layer
+    ]
+    for key, hint in _unknown_keys(layer, Settings):
+        guess = f" (did you mean `{hint}`?)" if hint else ""
+        messages.append(f"{_place(where, key)}: unknown setting `{key}` is ignored{guess}")
+    return messages
+
+
+def _place(where: str, key: str) -> str:
+    """Where a key was set, as a user can find it: a file, or its variable."""
+    if where == "the environment":
+        return "SKILLDECK_" + key.upper().replace(".", "__")
+    return where
+
+
+def _unknown_keys(data: dict[str, Any], model: type[BaseModel]) -> list[tuple[str, str | None]]:
+    """Dotted keys of ``data`` that ``model`` has no field for, each with the closest
+    field name (or None). Sections are searched; tables of free-form names (like
+    ``skills.settings``) only where their entries are sections themselves."""
+    fields = model.model_fields
+    found: list[tuple[str, str | None]] = []
+
+    def below(prefix: str, value: dict[str, Any], inner: type[BaseModel]) -> None:
+        found.extend(
+            (f"{prefix}.{k}", h and f"{prefix}.{h}") for k, h in _unknown_keys(value, inner)
+        )
+
+    for key, value in data.items():
+        name = str(key)
+        if name not in fields:
+            close = difflib.get_close_matches(name.replace("-", "_"), list(fields), n=1)
+            found.append((name, close[0] if close else None))
+        elif isinstance(value, dict):
+            section, entries = _sections_of(fields[name].annotation)
+            if section is not None:
+                below(name, value, section)
+            elif entries is not None:
+                for entry, entry_value in value.items():
+                    if isinstance(entry_value, dict):
+                        below(f"{name}.{entry}", entry_value, entries)
+    return found
+
+
+def _sections_of(annotation: Any) -> tuple[type[BaseModel] | None, type[BaseModel] | None]:
+    """``(X, None)`` for a field that is a section ``X``; ``(None, X)`` for a
+    ``dict[str, X]`` whose entries are sections ``X``; else ``(None, None)``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation, None
+    if typing.get_origin(annotation) is dict:
+        value = typing.get_args(annotation)[-1]
+        if isinstance(value, type) and issubclass(value, BaseModel):
+            return None, value
+    return None, None
 
 
 def _origin(loc: tuple[int | str, ...], layers: list[tuple[str, dict[str, Any]]]) -> str | None:

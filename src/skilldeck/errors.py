@@ -26,6 +26,8 @@ into a clean one-line message instead of a traceback::
     │   └── SessionNotFoundError
     └── MCPError
 
+    ConfigWarning (a UserWarning)   a setting that is ignored (unknown key, typo)
+
 Messages say what went wrong, where, and how to fix it. Exceptions carry data
 (``path``, ``line``, ``code``, ``diagnostics``) and never have side effects.
 """
@@ -75,6 +77,12 @@ class ConfigError(SkilldeckError):
     def __init__(self, message: str, *, path: Path | None = None) -> None:
         super().__init__(message)
         self.path = path
+
+
+class ConfigWarning(UserWarning):
+    """A setting that has no effect (an unknown key, most often a typo): the
+    configuration still loads, and the message names where the key is and the
+    setting it was probably meant to be. The CLI prints these as ``warning:`` lines."""
 
 
 class SkillError(SkilldeckError):

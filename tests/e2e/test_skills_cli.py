@@ -130,3 +130,21 @@ def test_console_script_is_installed(ws: Path, env: dict[str, str]) -> None:
         [str(exe), "skills", "list", "--json"], cwd=ws, env=env, capture_output=True, text=True
     )
     assert out.returncode == 0 and json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("command", [["list", "--json"], ["prompt"]])
+def test_a_mistyped_setting_is_one_warning_line_and_the_command_still_runs(
+    ws: Path, env: dict[str, str], skilldeck_home: Path, command: list[str]
+) -> None:
+    skilldeck_home.mkdir(parents=True, exist_ok=True)
+    config = skilldeck_home / "config.toml"
+    config.write_text("[skills]\npromt_budget = 10\n", encoding="utf-8")
+    result = sd(*command, cwd=ws, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "alpha" in result.stdout
+    if "--json" in command:
+        json.loads(result.stdout)  # stdout stays one JSON document
+    assert result.stderr.splitlines() == [
+        f"warning: {config}: unknown setting `skills.promt_budget` is ignored "
+        "(did you mean `skills.prompt_budget`?)"
+    ]

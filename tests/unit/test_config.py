@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from skilldeck.config import load_settings
-from skilldeck.errors import ConfigError
+from skilldeck.errors import ConfigError, ConfigWarning
 
 
 @pytest.fixture
@@ -72,3 +72,57 @@ def test_discovery_workers_is_a_count_from_zero(ws: Path, skilldeck_home: Path) 
     assert "'skills.discovery_workers'" in message and "greater than or equal to 0" in message
     (skilldeck_home / "config.toml").write_text("[skills]\ndiscovery_workers = 3\n")
     assert load_settings().skills.discovery_workers == 3
+
+
+def ignored(**overrides: object) -> list[str]:
+    """The ConfigWarning messages ``load_settings`` gives, in order."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        load_settings(**overrides)
+    return [str(w.message) for w in caught if issubclass(w.category, ConfigWarning)]
+
+
+def test_a_mistyped_setting_is_named_with_its_file_and_the_likely_key(
+    ws: Path, skilldeck_home: Path
+) -> None:
+    user = skilldeck_home / "config.toml"
+    user.write_text("[skills]\npromt_budget = 100\nprompt-budget = 5\n[agnet]\nmax_turns = 3\n")
+    (ws / ".skilldeck" / "config.toml").write_text('[mcp.servers.git]\ncomand = "git-mcp"\n')
+    assert ignored() == [
+        f"{user}: unknown setting `skills.promt_budget` is ignored "
+        "(did you mean `skills.prompt_budget`?)",
+        f"{user}: unknown setting `skills.prompt-budget` is ignored "
+        "(did you mean `skills.prompt_budget`?)",
+        f"{user}: unknown setting `agnet` is ignored (did you mean `agent`?)",
+        f"{ws / '.skilldeck' / 'config.toml'}: unknown setting `mcp.servers.git.comand` is "
+        "ignored (did you mean `mcp.servers.git.command`?)",
+    ]
+    with pytest.warns(ConfigWarning):
+        assert load_settings().skills.prompt_budget == 8000  # the settings still load
+
+
+def test_an_unknown_variable_names_itself(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKILLDECK_SKILLS__STRCT", "true")
+    monkeypatch.setenv("SKILLDECK_NOT_A_SETTING", "x")  # no `__`: not read as a setting
+    assert ignored() == [
+        "SKILLDECK_SKILLS__STRCT: unknown setting `skills.strct` is ignored "
+        "(did you mean `skills.strict`?)"
+    ]
+
+
+def test_free_form_tables_and_known_keys_raise_no_warning(ws: Path, skilldeck_home: Path) -> None:
+    (skilldeck_home / "config.toml").write_text(
+        'model = "scripted:x"\n[skills]\nprompt_budget = 100\n'
+        '[skills.settings.my-skill]\nenv = ["TOKEN"]\nanything = 1\n'
+        '[models.context_windows]\n"openai:gpt" = 128000\n'
+        '[mcp.servers.git]\ncommand = "git-mcp"\nenv = { A = "1" }\n'
+    )
+    assert ignored(skills={"strict": True}) == []
+
+
+def test_home_in_a_file_is_ignored_and_said_so(ws: Path, skilldeck_home: Path) -> None:
+    (skilldeck_home / "config.toml").write_text('home = "/elsewhere"\n')
+    [message] = ignored()
+    assert "`home` cannot be set here (SKILLDECK_HOME sets it)" in message

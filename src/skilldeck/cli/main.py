@@ -14,7 +14,7 @@ from __future__ import annotations
 import gc
 import importlib
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     import typer
@@ -87,8 +87,34 @@ def build_app(argv: list[str]) -> typer.Typer:
     return app
 
 
+def _config_warnings_as_lines() -> None:
+    """A :class:`~skilldeck.errors.ConfigWarning` (an ignored setting) prints as one
+    ``warning:`` line on stderr like every other CLI message, not as Python's
+    two-line warning with a source location; other warnings are left as they are.
+    (Matched by name: the fast path does not import the error module.)"""
+    import warnings
+
+    shown = warnings.showwarning
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        if category.__name__ == "ConfigWarning":
+            sys.stderr.write(f"warning: {message}\n")
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+
+
 def main() -> None:
     argv = sys.argv[1:]
+    _config_warnings_as_lines()
     if argv[:2] == ["skills", "list"]:
         from skilldeck.cli.fastpath import try_fast
 
