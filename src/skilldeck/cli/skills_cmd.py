@@ -278,7 +278,20 @@ def prompt(
 
     registry = _registry(root, no_defaults)
     limit = budget if budget is not None else registry.settings.skills.prompt_budget
-    typer.echo(render_available_skills(registry.list(), budget=limit))
+    block = render_available_skills(registry.list(), budget=limit)
+    if block:
+        typer.echo(block)
+        return
+    # nothing for the model to see (an agent leaves the block out): say why, not ""
+    every = registry.list(include_disabled=True)
+    disabled = sum(1 for s in every if not s.enabled)
+    unavailable = sum(1 for s in every if s.enabled and s.unavailable_reason is not None)
+    hidden = len(every) - disabled - unavailable
+    sys.stderr.write(
+        f"note: no skill is shown to the model ({len(every)} found: {disabled} disabled, "
+        f"{unavailable} unavailable here, {hidden} with disable-model-invocation). "
+        "`skilldeck skills list --all` shows each one and why.\n"
+    )
 
 
 # ---- enable / disable / new -----------------------------------------------------------

@@ -163,6 +163,22 @@ def test_prompt_prints_the_block_within_budget(ws: Path) -> None:
     assert "not shown" in small.stdout
 
 
+def test_prompt_with_nothing_to_show_says_why_on_stderr(ws: Path) -> None:
+    write_skill(
+        ws / ".claude" / "skills" / "manual",
+        description="Only by hand.\ndisable-model-invocation: true",
+    )
+    assert run("disable", "alpha").exit_code == 0
+    assert run("disable", "beta").exit_code == 0
+    result = run("prompt", "--root", str(ws / ".claude" / "skills"), "--no-defaults")
+    assert result.exit_code == 0
+    assert result.stdout == ""  # not an empty line: nothing is what the model sees
+    assert result.stderr.startswith(
+        "note: no skill is shown to the model (3 found: 2 disabled, 0 unavailable here, "
+        "1 with disable-model-invocation)."
+    )
+
+
 def test_enable_disable_persist(ws: Path, skilldeck_home: Path) -> None:
     assert run("disable", "alpha").exit_code == 0
     assert read_toml(skilldeck_home / "config.toml")["skills"]["disabled"] == ["alpha"]
