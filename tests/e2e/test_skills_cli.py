@@ -148,3 +148,25 @@ def test_a_mistyped_setting_is_one_warning_line_and_the_command_still_runs(
         f"warning: {config}: unknown setting `skills.promt_budget` is ignored "
         "(did you mean `skills.prompt_budget`?)"
     ]
+
+
+@pytest.mark.corpus
+def test_cold_listing_of_the_corpus_is_the_same_on_one_cpu_and_on_all(
+    corpus: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    """The real CLI, cold, over ~3,200 skills: parsed by forked workers while the walk
+    runs (the default) and in one process (``SKILLDECK_SKILLS__DISCOVERY_WORKERS=1``)."""
+    outputs = []
+    for workers, home in (("0", tmp_path / "all"), ("1", tmp_path / "one")):
+        run_env = {
+            **env,
+            "SKILLDECK_HOME": str(home),
+            "SKILLDECK_SKILLS__DISCOVERY_WORKERS": workers,
+        }
+        result = sd("list", "--json", "--all", "--no-defaults", "--root", str(corpus),
+                    cwd=tmp_path, env=run_env)  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        assert result.stderr == ""
+        outputs.append(json.loads(result.stdout))
+    assert len(outputs[0]) == 3222
+    assert outputs[0] == outputs[1]
