@@ -71,7 +71,9 @@ class ForkedCall:
 
     __slots__ = ("_fd", "_pid")
 
-    def __init__(self, fn: Callable[[Any], list[Any]], arg: Any) -> None:
+    def __init__(
+        self, fn: Callable[[Any], list[Any]], arg: Any, *, keep_fds: tuple[int, ...] = ()
+    ) -> None:
         read_fd, write_fd = os.pipe()
         with contextlib.suppress(AttributeError, OSError):
             import fcntl
@@ -84,7 +86,7 @@ class ForkedCall:
             os.close(write_fd)
             raise
         if pid == 0:  # the child: never returns
-            _child(fn, arg, read_fd, write_fd)
+            _child(fn, arg, write_fd, keep_fds)
         os.close(write_fd)
         self._pid: int | None = pid
         self._fd = read_fd
@@ -140,11 +142,13 @@ class ForkedCall:
             return os.waitstatus_to_exitcode(status)
 
 
-def _child(fn: Callable[[Any], list[Any]], arg: Any, read_fd: int, write_fd: int) -> None:
+def _child(
+    fn: Callable[[Any], list[Any]], arg: Any, write_fd: int, keep_fds: tuple[int, ...]
+) -> None:
     """The child's whole life: compute, write one marshal message, ``_exit``."""
     code = 1
     try:
-        os.close(read_fd)
+        _close_fds_but(write_fd, *keep_fds)
         _default_signals()
         view = memoryview(_encode(fn(arg)))
         while view:
@@ -154,6 +158,20 @@ def _child(fn: Callable[[Any], list[Any]], arg: Any, read_fd: int, write_fd: int
         code = 1
     finally:
         os._exit(code)
+
+
+def _close_fds_but(*keep: int) -> None:
+    """Close every inherited descriptor but stdio and ``keep``: the host's sockets,
+    pipes and locks are not the child's, and a pipe end held here would keep the
+    host's reader from seeing end-of-file for as long as the child runs."""
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except (OSError, ValueError):
+        return
+    for fd in fds:
+        if fd > 2 and fd not in keep:
+            with contextlib.suppress(OSError):  # (the listing's own, already closed)
+                os.close(fd)
 
 
 def _default_signals() -> None:

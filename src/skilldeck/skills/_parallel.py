@@ -126,7 +126,7 @@ class ParseFeed:
         try:
             if self._write_fd < 0:
                 self._open_queue()
-            self._children.append(ForkedCall(self._work, None))
+            self._children.append(ForkedCall(self._work, None, keep_fds=(self._read_fd,)))
         except OSError:  # no process or pipe to spare: the caller parses the rest
             self._next_fork = -1
         else:
@@ -170,7 +170,11 @@ class ParseFeed:
     def _work(self, _: None) -> list[Any]:
         """A child's life: take messages until the queue is closed and empty, parse
         each path. Returns ``[index, item]`` pairs (see :meth:`_item`)."""
-        os.close(self._write_fd)  # the queue ends when the last writer is gone
+        # The queue ends when the caller closes its write end, so no child may hold
+        # one (ForkedCall closed it with every other inherited descriptor; this is
+        # for a system without /proc, where that sweep cannot list them).
+        with contextlib.suppress(OSError):
+            os.close(self._write_fd)
         from skilldeck.skills.validate import load_for_discovery
 
         prefix, source, root, strict = self._prefix, self._source, self._root, self._strict

@@ -10,6 +10,7 @@ the parallel path is what they check, whatever ran before them.
 
 from __future__ import annotations
 
+import contextlib
 import marshal
 import os
 import signal
@@ -48,8 +49,8 @@ def child_pids(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     pids: list[int] = []
     real_init = _forked.ForkedCall.__init__
 
-    def recording(self: _forked.ForkedCall, fn: Any, arg: Any) -> None:
-        real_init(self, fn, arg)
+    def recording(self: _forked.ForkedCall, fn: Any, arg: Any, **kwargs: Any) -> None:
+        real_init(self, fn, arg, **kwargs)
         pids.append(self._pid or 0)
 
     monkeypatch.setattr(_forked.ForkedCall, "__init__", recording)
@@ -253,14 +254,12 @@ def killed(self: Any, _: None) -> list[Any]:
 
 
 def eats_then_dies(self: Any, _: None) -> list[Any]:
-    os.close(self._write_fd)
     while _parallel._take(self._read_fd) is not None:
         pass  # every batch it takes is lost with it
     os._exit(3)
 
 
 def misshapen(self: Any, _: None) -> list[Any]:
-    os.close(self._write_fd)
     taken = []
     while (message := _parallel._take(self._read_fd)) is not None:
         taken.append(marshal.loads(message)[0])
@@ -434,3 +433,17 @@ def test_a_host_that_reaps_children_itself_still_gets_the_result() -> None:
         assert call.result() == ["done", 42]
     finally:
         signal.signal(signal.SIGCHLD, previous)
+
+
+def test_a_child_keeps_none_of_the_hosts_descriptors() -> None:
+    host_read, host_write = os.pipe()  # e.g. the host's pipe to a subprocess
+    try:
+        with _forked.ForkedCall(lambda _: sorted(map(int, os.listdir("/proc/self/fd"))), None) as c:
+            open_in_child = c.result() or []
+        assert host_read not in open_in_child and host_write not in open_in_child
+        os.close(host_write)
+        assert os.read(host_read, 1) == b""  # end-of-file at once: no copy held elsewhere
+    finally:
+        os.close(host_read)
+        with contextlib.suppress(OSError):
+            os.close(host_write)
