@@ -220,49 +220,47 @@ def ignored_settings(layer: dict[str, Any], where: str) -> list[str]:
     arguments, named by ``where``) that no setting reads: an unknown key anywhere in
     the tree (tables that hold free-form names, like ``skills.settings``, excepted),
     with the closest known key when there is one."""
+
+    def place(loc: tuple[str, ...]) -> str:  # a file, or the variable that set it
+        return _env_name(loc, layer) if where == "the environment" else where
+
     messages = [
-        f"{_place(where, key)}: `{key}` cannot be set here ({how} sets it)"
+        f"{place((key,))}: `{key}` cannot be set here ({how} sets it)"
         for key, how in (("home", "SKILLDECK_HOME"), ("workspace", "the current directory"))
         if key in layer
     ]
-    for key, hint in _unknown_keys(layer, Settings):
-        guess = f" (did you mean `{hint}`?)" if hint else ""
-        messages.append(f"{_place(where, key)}: unknown setting `{key}` is ignored{guess}")
+    for loc, hint in _unknown_keys(layer, Settings):
+        key = ".".join(loc)
+        guess = f" (did you mean `{'.'.join((*loc[:-1], hint))}`?)" if hint else ""
+        messages.append(f"{place(loc)}: unknown setting `{key}` is ignored{guess}")
     return messages
 
 
-def _place(where: str, key: str) -> str:
-    """Where a key was set, as a user can find it: a file, or its variable."""
-    if where == "the environment":
-        return "SKILLDECK_" + key.upper().replace(".", "__")
-    return where
-
-
-def _unknown_keys(data: dict[str, Any], model: type[BaseModel]) -> list[tuple[str, str | None]]:
-    """Dotted keys of ``data`` that ``model`` has no field for, each with the closest
-    field name (or None). Sections are searched; tables of free-form names (like
-    ``skills.settings``) only where their entries are sections themselves."""
+def _unknown_keys(
+    data: dict[str, Any], model: type[BaseModel]
+) -> list[tuple[tuple[str, ...], str | None]]:
+    """Where in ``data`` (key paths) ``model`` has no field, each with the closest
+    field name at that level (or None). Sections are searched; tables of free-form
+    names (like ``skills.settings``) only where their entries are sections themselves."""
     fields = model.model_fields
-    found: list[tuple[str, str | None]] = []
+    found: list[tuple[tuple[str, ...], str | None]] = []
 
-    def below(prefix: str, value: dict[str, Any], inner: type[BaseModel]) -> None:
-        found.extend(
-            (f"{prefix}.{k}", h and f"{prefix}.{h}") for k, h in _unknown_keys(value, inner)
-        )
+    def below(prefix: tuple[str, ...], value: dict[str, Any], inner: type[BaseModel]) -> None:
+        found.extend(((*prefix, *loc), hint) for loc, hint in _unknown_keys(value, inner))
 
     for key, value in data.items():
         name = str(key)
         if name not in fields:
             close = difflib.get_close_matches(name.replace("-", "_"), list(fields), n=1)
-            found.append((name, close[0] if close else None))
+            found.append(((name,), close[0] if close else None))
         elif isinstance(value, dict):
             section, entries = _sections_of(fields[name].annotation)
             if section is not None:
-                below(name, value, section)
+                below((name,), value, section)
             elif entries is not None:
                 for entry, entry_value in value.items():
                     if isinstance(entry_value, dict):
-                        below(f"{name}.{entry}", entry_value, entries)
+                        below((name, str(entry)), entry_value, entries)
     return found
 
 

@@ -501,7 +501,19 @@ def _load_all(
     with_code = tree.with_code
     rels = tree.skill_mds
     if feed is None or feed.found_rels != rels:
-        _load_slice(scan, rels, prefix, with_code, cached, records, strict=strict)
+        for rel in rels:
+            md = _md_path(prefix, rel)
+            rec = cached.get(rel)
+            stamp = None
+            if rec is not None:
+                try:
+                    st = os.stat(md)
+                except OSError:
+                    continue  # removed since the walk
+                stamp = (st.st_mtime_ns, st.st_size)
+            new = _load_one(scan, rel, md, stamp, rec, with_code, strict=strict)
+            if new is not None:
+                records[rel] = new
         return records
     source, root = scan.root.source, scan.root.path
 
@@ -526,31 +538,6 @@ def _load_all(
         if new is not None:
             records[rel] = new
     return records
-
-
-def _load_slice(
-    scan: RootScan,
-    rels: list[str],
-    prefix: str,
-    with_code: set[str],
-    cached: dict[str, Record],
-    records: dict[str, Record],
-    *,
-    strict: bool,
-) -> None:
-    for rel in rels:
-        md = _md_path(prefix, rel)
-        rec = cached.get(rel)
-        stamp = None
-        if rec is not None:
-            try:
-                st = os.stat(md)
-            except OSError:
-                continue  # removed since the walk
-            stamp = (st.st_mtime_ns, st.st_size)
-        new = _load_one(scan, rel, md, stamp, rec, with_code, strict=strict)
-        if new is not None:
-            records[rel] = new
 
 
 def _load_one(
