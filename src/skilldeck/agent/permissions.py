@@ -32,7 +32,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from skilldeck.agent.gate import GateDecision, RememberingGate, ToolGate
 from skilldeck.llm.messages import ToolCall
 from skilldeck.skills.policy import ToolPolicy
-from skilldeck.skills.toolrules import ToolRule, parse_rules, split_shell_command
+from skilldeck.skills.shellrules import split_shell_command
+from skilldeck.skills.toolrules import ToolRule, parse_rules
 from skilldeck.tools.base import ToolContext
 
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]

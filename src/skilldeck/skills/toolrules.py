@@ -27,15 +27,25 @@ A compound Bash command (``a && b | c``) is split into its simple commands: an
 from __future__ import annotations
 
 import fnmatch
-import os
 import re
-import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from skilldeck.skills.pathrules import path_argument, path_rule_matches
+from skilldeck.skills.shellrules import bash_rule_matches, split_shell_command
+
+__all__ = [
+    "PATH_TOOLS",
+    "TOOL_FAMILIES",
+    "ToolRule",
+    "parse_rules",
+    "path_rule_matches",
+    "split_shell_command",
+    "split_tool_list",
+]
 
 _RULE_RE = re.compile(r"^\s*([A-Za-z0-9_*?.\-]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
 
@@ -47,8 +57,6 @@ TOOL_FAMILIES: Mapping[str, frozenset[str]] = {
     "Agent": frozenset({"Task", "Agent"}),
 }
 PATH_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "Glob", "Grep"})
-_PATH_KEYS = ("file_path", "path", "notebook_path")
-_SHELL_SEPARATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "|&", "\n"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,9 +155,9 @@ def _specifier_matches(
 ) -> bool:
     spec = rule.specifier or ""
     if tool_name == "Bash":
-        return _bash_matches(spec, str(tool_input.get("command", "")), deny=deny)
+        return bash_rule_matches(spec, str(tool_input.get("command", "")), deny=deny)
     if tool_name in PATH_TOOLS:
-        target = _path_argument(tool_name, tool_input, workspace)
+        target = path_argument(tool_name, tool_input, workspace)
         return target is not None and path_rule_matches(spec, target, workspace)
     if tool_name == "WebFetch" and spec.startswith("domain:"):
         host = urlsplit(str(tool_input.get("url", ""))).hostname or ""
@@ -161,113 +169,3 @@ def _specifier_matches(
         return fnmatch.fnmatchcase(str(tool_input.get("subagent_type", "")), spec)
     primary = next((v for v in tool_input.values() if isinstance(v, str)), "")
     return fnmatch.fnmatchcase(primary, spec)
-
-
-def _bash_matches(spec: str, command: str, *, deny: bool) -> bool:
-    parts = split_shell_command(command)
-    if not parts:
-        return False
-    hits = [_simple_command_matches(spec, part) for part in parts]
-    return any(hits) if deny else all(hits)
-
-
-def _simple_command_matches(spec: str, command: str) -> bool:
-    if spec.endswith(":*"):
-        prefix = spec[:-2].strip()
-        return command == prefix or command.startswith(prefix + " ")
-    if any(ch in spec for ch in "*?["):
-        return fnmatch.fnmatchcase(command, spec)
-    return command == spec
-
-
-@lru_cache(maxsize=1024)
-def split_shell_command(command: str) -> tuple[str, ...]:
-    """Split on ``&&``, ``||``, ``;``, ``|`` and newlines, outside quotes."""
-    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=";&|")
-    lexer.whitespace_split = True
-    parts: list[str] = []
-    current: list[str] = []
-    try:
-        for token in lexer:
-            if token in _SHELL_SEPARATORS:
-                if current:
-                    parts.append(shlex.join(current) if len(current) > 1 else current[0])
-                current = []
-            else:
-                current.append(token)
-    except ValueError:  # unbalanced quotes: treat the whole thing as one command
-        return (command.strip(),)
-    if current:
-        parts.append(shlex.join(current) if len(current) > 1 else current[0])
-    return tuple(_normalise_command(p) for p in parts)
-
-
-def _normalise_command(part: str) -> str:
-    # shlex.join quotes words with spaces; prefix rules compare plain words, so undo
-    # quoting only where it is safe (no spaces inside the word).
-    try:
-        return " ".join(shlex.split(part))
-    except ValueError:
-        return part
-
-
-def _path_argument(tool_name: str, tool_input: Mapping[str, Any], workspace: Path) -> Path | None:
-    for key in _PATH_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            candidate = Path(os.path.expanduser(value))
-            return candidate if candidate.is_absolute() else workspace / candidate
-    if tool_name in ("Glob", "Grep"):
-        return workspace  # searching the workspace itself
-    return None
-
-
-def path_rule_matches(spec: str, target: Path, workspace: Path) -> bool:
-    """gitignore-style match of ``target`` against ``spec`` (see module docstring)."""
-    if spec.startswith("//"):
-        base, pattern = Path("/"), spec[2:]
-    elif spec.startswith("~/"):
-        base, pattern = Path.home(), spec[2:]
-    elif spec.startswith("./"):
-        base, pattern = workspace, spec[2:]
-    elif spec.startswith("/"):
-        base, pattern = workspace, spec[1:]
-    else:
-        base, pattern = workspace, spec
-    absolute_target = os.path.normpath(os.path.abspath(target))
-    absolute_base = os.path.normpath(os.path.abspath(base))
-    if absolute_target != absolute_base and not absolute_target.startswith(
-        absolute_base.rstrip("/") + "/"
-    ):
-        return False
-    rel = absolute_target[len(absolute_base) :].lstrip("/")
-    regex = _gitignore_regex(pattern.rstrip("/"), anchored="/" in pattern.rstrip("/"))
-    return bool(regex.match(rel))
-
-
-@lru_cache(maxsize=512)
-def _gitignore_regex(pattern: str, *, anchored: bool) -> re.Pattern[str]:
-    out: list[str] = []
-    i = 0
-    if pattern.endswith("/**"):  # `dir/**` covers the directory itself too
-        pattern = pattern[:-3]
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    body = "".join(out)
-    prefix = "" if anchored else "(?:.*/)?"
-    # a directory pattern also covers everything below it
-    return re.compile(f"^{prefix}{body}(?:/.*)?$", re.DOTALL)
