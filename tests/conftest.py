@@ -50,7 +50,17 @@ def skilldeck_home(
     for key in list(os.environ):
         if key.startswith("SKILLDECK_") and key not in {"SKILLDECK_HOME", "SKILLDECK_CORPUS"}:
             monkeypatch.delenv(key, raising=False)
+    # Tests build workspaces in tmp folders and expect their config and skills to
+    # load, as in a folder the user trusted. Tests of workspace trust itself take
+    # this away with the `untrusted_workspaces` fixture.
+    monkeypatch.setenv("SKILLDECK_TRUST_WORKSPACE", "1")
     yield home / ".skilldeck"
+
+
+@pytest.fixture
+def untrusted_workspaces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workspace trust as a user's machine has it: only the trust store decides."""
+    monkeypatch.delenv("SKILLDECK_TRUST_WORKSPACE", raising=False)
 
 
 @pytest.fixture

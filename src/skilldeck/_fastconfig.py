@@ -4,9 +4,11 @@ Building :class:`~skilldeck.config.Settings` means importing pydantic and
 pydantic-settings, about 150 ms — several times what a warm ``skilldeck skills
 list --json`` needs for everything else. Nearly always the configuration is
 empty or sets a few ``[skills]`` keys, so :func:`load_light_settings` reads the
-same files in the same order (user, then workspace; see :mod:`skilldeck.config`)
-and, when they hold only what it can check exactly, returns a
-:class:`LightSettings` with the same values ``load_settings()`` would give.
+same files in the same order (user, then workspace — only when the workspace is
+trusted, decided by the same :func:`skilldeck.trust.assess_workspace` and warned
+about in the same words; see :mod:`skilldeck.config`) and, when they hold only what
+it can check exactly, returns a :class:`LightSettings` with the same values
+``load_settings()`` would give.
 
 Anything else — another section, a value of another type, a ``SKILLDECK_*``
 variable that sets a setting, a file that does not parse — returns None,
@@ -22,13 +24,15 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skilldeck.trust import CONFIG_FILENAME as CONFIG_FILENAME  # re-exported
+from skilldeck.trust import WORKSPACE_DIRNAME as WORKSPACE_DIRNAME  # re-exported
+from skilldeck.trust import Assessment, assess_workspace, warn_if_ignored
+
 if TYPE_CHECKING:
     from skilldeck.config import Settings
 
 __all__ = ["LightSettings", "LightSkillSettings", "load_light_settings"]
 
-CONFIG_FILENAME = "config.toml"
-WORKSPACE_DIRNAME = ".skilldeck"
 #: Settings fields besides home/workspace (a test keeps this in step with config.py)
 ENV_FIELDS = frozenset({"model", "skills", "models", "agent", "permissions", "sandbox", "mcp"})
 #: ``[skills]`` keys checked here, with their exact TOML types (bool is not an int)
@@ -86,9 +90,13 @@ class LightSettings(HomePaths):
     """``home``, ``workspace``, ``model`` and ``skills`` (see above) as plain
     attributes, the derived paths as properties, anything else from a full Settings."""
 
-    def __init__(self, *, home: Path, workspace: Path, data: dict[str, Any]) -> None:
+    def __init__(
+        self, *, home: Path, workspace: Path, data: dict[str, Any], trust: Assessment
+    ) -> None:
         self.home = home
         self.workspace = workspace
+        self.workspace_trust = trust
+        self.workspace_trusted = trust.trusted
         self.model: str | None = data.get("model")
         self.skills = LightSkillSettings(self, data.get("skills", {}))
         self._full: Settings | None = None
@@ -98,7 +106,9 @@ class LightSettings(HomePaths):
         if self._full is None:
             from skilldeck.config import load_settings
 
-            self._full = load_settings(home=self.home, workspace=self.workspace)
+            # the same trust decision, not a second look at a file that may change
+            trusted = self.workspace_trusted
+            self._full = load_settings(home=self.home, workspace=self.workspace, trust=trusted)
         return self._full
 
     def __getattr__(self, name: str) -> Any:
@@ -117,15 +127,16 @@ def load_light_settings() -> LightSettings | None:
     env = os.environ.get("SKILLDECK_HOME")
     home = (Path(env).expanduser() if env else Path.home() / ".skilldeck").expanduser()
     workspace = Path.cwd().resolve()
-    data: dict[str, Any] = {}
-    for path in (home / CONFIG_FILENAME, workspace / WORKSPACE_DIRNAME / CONFIG_FILENAME):
-        found = _read(path)
-        if found is None:
-            return None
-        data = _merge(data, found)
+    trust = assess_workspace(workspace, home)
+    user = _read(home / CONFIG_FILENAME)
+    own = _parse(trust.config) if trust.trusted and trust.config is not None else {}
+    if user is None or own is None:
+        return None
+    data = _merge(user, own)
     if not _plain(data):
         return None
-    return LightSettings(home=home, workspace=workspace, data=data)
+    warn_if_ignored(trust, home)
+    return LightSettings(home=home, workspace=workspace, data=data, trust=trust)
 
 
 def _overrides_a_setting(name: str) -> bool:
@@ -145,6 +156,11 @@ def _read(path: Path) -> dict[str, Any] | None:
         return {}
     except OSError:
         return None
+    return _parse(raw)
+
+
+def _parse(raw: bytes) -> dict[str, Any] | None:
+    """A config's bytes as a table; None when they do not parse."""
     import tomllib
 
     try:

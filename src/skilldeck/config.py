@@ -5,7 +5,9 @@ Precedence, lowest to highest:
 1. built-in defaults (below)
 2. user config ``$SKILLDECK_HOME/config.toml`` (``SKILLDECK_HOME`` defaults to
    ``~/.skilldeck``)
-3. workspace config ``./.skilldeck/config.toml`` — a project overrides the user
+3. workspace config ``./.skilldeck/config.toml`` — a project overrides the user, but
+   only in a folder you trust: an untrusted (or since changed) workspace file is
+   ignored as a whole, with one warning (see :mod:`skilldeck.trust`)
 4. environment: ``SKILLDECK_<SECTION>__<KEY>`` (e.g. ``SKILLDECK_SKILLS__PROMPT_BUDGET``),
    plus ``SKILLDECK_MODEL`` for the default model
 5. keyword arguments to :func:`load_settings` (what CLI flags become)
@@ -26,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import tomli_w
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from skilldeck._atomic import atomic_write_text
@@ -34,6 +36,7 @@ from skilldeck._fastconfig import CONFIG_FILENAME as CONFIG_FILENAME  # re-expor
 from skilldeck._fastconfig import WORKSPACE_DIRNAME as WORKSPACE_DIRNAME  # re-exported
 from skilldeck._fastconfig import HomePaths
 from skilldeck.errors import ConfigError, ConfigWarning
+from skilldeck.trust import Assessment, assess_workspace, warn_if_ignored
 
 
 def skilldeck_home() -> Path:
@@ -135,6 +138,8 @@ class Settings(HomePaths, BaseSettings):
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     mcp: MCPSettings = Field(default_factory=MCPSettings)
+    #: the workspace's trust as :func:`load_settings` found it (None: not yet asked)
+    _trust: Assessment | None = PrivateAttr(default=None)
 
     @classmethod
     def settings_customise_sources(
@@ -149,6 +154,28 @@ class Settings(HomePaths, BaseSettings):
 
     def skill_settings(self, name: str) -> dict[str, Any]:
         return dict(self.skills.settings.get(name, {}))
+
+    @property
+    def workspace_trust(self) -> Assessment:
+        """Whether this workspace's own config and skills count (asked of the trust
+        store on first use when these settings were not built by load_settings)."""
+        if self._trust is None:
+            self._trust = assess_workspace(self.workspace, self.home)
+        return self._trust
+
+    @property
+    def workspace_trusted(self) -> bool:
+        return self.workspace_trust.trusted
+
+    def config_tables(self) -> list[dict[str, Any]]:
+        """The config files in effect, lowest precedence first: the user's, then the
+        workspace's when it is trusted — parsed from the bytes the trust decision
+        hashed, never read again (code that merges lists per file reads these)."""
+        tables = [read_toml(self.user_config_path)]
+        trust = self.workspace_trust
+        if trust.trusted and trust.config is not None:
+            tables.append(parse_toml(trust.config, self.workspace_config_path))
+        return tables
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -166,6 +193,16 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read config ({e.strerror}).", path=path) from e
 
 
+def parse_toml(data: bytes, path: Path) -> dict[str, Any]:
+    """``data`` (the content of ``path``) as a table; broken TOML is a ConfigError."""
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise ConfigError(
+            f"{path}: invalid TOML ({e}). Fix the file or move it aside.", path=path
+        ) from e
+
+
 def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     merged = dict(base)
     for key, value in override.items():
@@ -177,20 +214,35 @@ def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]
 
 
 def load_settings(
-    *, workspace: Path | None = None, home: Path | None = None, **overrides: Any
+    *,
+    workspace: Path | None = None,
+    home: Path | None = None,
+    trust: bool | None = None,
+    **overrides: Any,
 ) -> Settings:
-    """Build Settings from files, environment and ``overrides`` (highest)."""
+    """Build Settings from files, environment and ``overrides`` (highest).
+
+    The workspace's own config (and, in discovery, its skill roots) count only when
+    the workspace is trusted: ``trust=True``/``False`` decides for this call; None
+    asks ``$SKILLDECK_TRUST_WORKSPACE`` and then the trust store (see
+    :mod:`skilldeck.trust`). Ignored workspace files are reported as one ConfigWarning.
+    """
     home = (home or skilldeck_home()).expanduser()
     workspace = (workspace or Path.cwd()).resolve()
     user_file, workspace_file = (
         home / CONFIG_FILENAME,
         workspace / WORKSPACE_DIRNAME / CONFIG_FILENAME,
     )
+    assessment = assess_workspace(workspace, home, trust=trust)
+    trusted_config = assessment.config if assessment.trusted else None
     env = _env_overrides()
     # lowest precedence first; each layer's name says where to fix a bad value
     layers = [
         (str(user_file), read_toml(user_file)),
-        (str(workspace_file), read_toml(workspace_file)),
+        (
+            str(workspace_file),
+            {} if trusted_config is None else parse_toml(trusted_config, workspace_file),
+        ),
         ("the environment", env),
         ("the arguments given", {k: v for k, v in overrides.items() if v is not None}),
     ]
@@ -209,6 +261,8 @@ def load_settings(
             where = _env_name(first["loc"], env)
         fix = f"Fix it in {where}" if where else f"Check {user_file} and {workspace_file}"
         raise ConfigError(f"Invalid setting {loc!r}: {first['msg']}. {fix}.") from e
+    settings._trust = assessment
+    warn_if_ignored(assessment, home)
     for where, layer in layers:
         for message in ignored_settings(layer, where):
             warnings.warn(message, ConfigWarning, stacklevel=2)

@@ -49,7 +49,7 @@ from skilldeck.agent.toolset import (
     assemble_tools,
     protocol_section,
 )
-from skilldeck.config import CONFIG_FILENAME, WORKSPACE_DIRNAME, Settings, read_toml
+from skilldeck.config import CONFIG_FILENAME, WORKSPACE_DIRNAME, Settings
 from skilldeck.errors import ModelConfigError
 from skilldeck.llm.messages import Message, Model, UserMessage
 from skilldeck.skills.policy import ComposedSkill
@@ -66,8 +66,7 @@ def choose_model_spec(settings: Settings, explicit: str | None = None) -> str:
     then ``SKILLDECK_MODEL``. Raises ModelConfigError naming the three ways to set one."""
     if explicit:
         return explicit
-    for path in (settings.workspace_config_path, settings.home / CONFIG_FILENAME):
-        data = read_toml(path)
+    for data in reversed(settings.config_tables()):  # the workspace's only when trusted
         models = data.get("models")
         found = data.get("model") or (models.get("default") if isinstance(models, dict) else None)
         if isinstance(found, str) and found.strip():

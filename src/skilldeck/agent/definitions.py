@@ -109,8 +109,10 @@ BUILTIN_AGENTS: dict[str, AgentDefinition] = {
 
 def agent_roots(settings: Settings) -> list[tuple[str, Path]]:
     bundled = Path(__file__).resolve().parent.parent / "bundled" / "agents"
+    # a workspace's own definitions count only in a trusted folder (skilldeck.trust)
+    workspace = [("workspace", settings.workspace / ".skilldeck" / "agents")]
     return [
-        ("workspace", settings.workspace / ".skilldeck" / "agents"),
+        *(workspace if settings.workspace_trusted else []),
         ("user", settings.home / "agents"),
         ("bundled", bundled),
     ]

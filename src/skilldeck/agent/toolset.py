@@ -105,11 +105,9 @@ def config_rules(settings: Settings, key: str) -> list[str]:
     """``permissions.<key>`` from every config file, merged: a workspace config's
     ``deny = []`` must not erase the user's deny rules (settings merging replaces
     lists, so each file is read again here), plus what the environment set."""
-    from skilldeck.config import read_toml
-
     rules = [str(r) for r in getattr(settings.permissions, key)]
-    for path in (settings.user_config_path, settings.workspace_config_path):
-        section = read_toml(path).get("permissions")
+    for table in settings.config_tables():  # the workspace's only when trusted
+        section = table.get("permissions")
         found = section.get(key) if isinstance(section, dict) else None
         if isinstance(found, list):
             rules.extend(str(r) for r in found)

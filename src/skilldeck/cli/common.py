@@ -13,7 +13,16 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from skilldeck.config import Settings, load_settings
+from skilldeck.config import Settings, load_settings, skilldeck_home
+from skilldeck.errors import ConfigError
+from skilldeck.trust import (
+    assess_workspace,
+    describe_workspace,
+    ignored_paths,
+    never_trusted_implicitly,
+    trust_folder,
+    untrusted_message,
+)
 
 if TYPE_CHECKING:
     from skilldeck.skills.registry import SkillRegistry
@@ -80,3 +89,30 @@ def discover_registry(
     return SkillRegistry.discover(
         settings_from_cli(**overrides), roots=list(roots or ()), no_defaults=no_defaults
     )
+
+
+def offer_trust(workspace: Path) -> None:
+    """Ask once, at a terminal, whether to trust an untrusted ``workspace`` that has a
+    config or skills of its own, showing what they set (``chat``, ``run``). Never asks
+    when stdin or stderr is not a terminal, for ``/`` or the home folder, or when
+    there is nothing to trust; "no" (the default) leaves the files ignored."""
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return
+    home = skilldeck_home()
+    shown = assess_workspace(workspace, home)
+    if never_trusted_implicitly(shown.workspace) or not ignored_paths(shown, home):
+        return
+    err = sys.stderr
+    err.write(f"{untrusted_message(shown, home)}.\n")
+    err.write("\n".join(describe_workspace(shown, home)) + "\n")
+    err.write("Trust this folder? Its config and skills then take effect. [y/N] ")
+    err.flush()
+    answer = sys.stdin.readline().strip().lower()
+    if answer not in ("y", "yes"):
+        err.write("Not trusted: running without them (`skilldeck trust` to change that).\n")
+        return
+    try:
+        trust_folder(shown.workspace, home, expect=shown)
+    except ConfigError as e:
+        fail(str(e))
+    err.write(f"Trusted {shown.workspace}.\n")

@@ -39,6 +39,7 @@ _ROOT_COMMANDS: dict[str, str] = {
     "run": "skilldeck.cli.run_cmd",
     "resume": "skilldeck.cli.run_cmd",
     "chat": "skilldeck.cli.chat_cmd",
+    "trust": "skilldeck.cli.trust_cmd",
 }
 
 

@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption, check_roots, fail
+from skilldeck.cli.common import (
+    JsonOption,
+    NoDefaultsOption,
+    RootOption,
+    check_roots,
+    fail,
+    offer_trust,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -250,6 +257,7 @@ def agent_request(
         "no_defaults": no_defaults,
         "base_url": base_url,
     }
+    offer_trust(workdir)  # asks only at a terminal, before the config is read
     settings = load_settings(workspace=workdir)
     keywords.update(permission_flags(permission_mode, allow, ask, deny))
     return AgentRequest(settings, model, agent_name, keywords)

@@ -3,7 +3,10 @@
 Roots, highest precedence first (see ``docs/architecture.md``):
 
 1. explicit roots (``--root``), in the order given
-2. workspace: ``./.skilldeck/skills``, ``./.agents/skills``, ``./.claude/skills``
+2. workspace: ``./.skilldeck/skills``, ``./.agents/skills``, ``./.claude/skills`` —
+   only when the workspace is trusted (``settings.workspace_trusted``, see
+   :mod:`skilldeck.trust`): whoever writes the folder, a cloned repository or a model,
+   must not choose the skills (and the code) a run loads
 3. user: ``$SKILLDECK_HOME/skills``, ``~/.agents/skills``, ``~/.claude/skills``
 4. ``settings.skills.dirs`` in listed order
 5. bundled: ``skilldeck/bundled/skills``
@@ -37,6 +40,7 @@ from skilldeck.skills import cache as cache_mod
 from skilldeck.skills.diagnostics import Diagnostic, DiagnosticRow, diagnostic_from_row
 from skilldeck.skills.skill import Skill, SkillKind, SkillSource, snapshot_skill
 from skilldeck.skills.walk import ROOT_NOT_FOUND, Tree, diagnostic, walk_tree
+from skilldeck.trust import WORKSPACE_SKILL_ROOTS
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
@@ -145,10 +149,8 @@ def resolve_roots(
     workspace, home = settings.workspace, Path.home()
     found = [Root(_absolute(p, workspace), SkillSource.ROOT, explicit=True) for p in roots]
     if not no_defaults:
-        found += [
-            Root(workspace / sub, SkillSource.WORKSPACE)
-            for sub in (".skilldeck/skills", ".agents/skills", ".claude/skills")
-        ]
+        if settings.workspace_trusted:
+            found += [Root(workspace / sub, SkillSource.WORKSPACE) for sub in WORKSPACE_SKILL_ROOTS]
         found += [
             Root(settings.home / "skills", SkillSource.USER),
             Root(home / ".agents" / "skills", SkillSource.USER),

@@ -55,6 +55,9 @@ def test_model_choice_order(
     (tmp_path / ".skilldeck" / "config.toml").write_text(
         'model = "ollama:workspace"\n', encoding="utf-8"
     )
+    # the workspace file counts as read (and trusted) when settings were loaded
+    assert choose_model_spec(settings) == "ollama:user"
+    settings = load_settings(workspace=tmp_path)
     assert choose_model_spec(settings) == "ollama:workspace"
     assert choose_model_spec(settings, "openai:explicit") == "openai:explicit"
 
