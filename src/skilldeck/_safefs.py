@@ -16,6 +16,7 @@ import contextlib
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from skilldeck.errors import ResourceAccessError
 
@@ -39,8 +40,9 @@ def read_confined(base: Path, target: Path, *, max_bytes: int = 16 * 1024 * 1024
     fds: list[int] = []
     try:
         fds.append(os.open(base, _DIR_FLAGS))
-        for part in parts[:-1]:
+        for part in parts[:-1]:  # one folder held at a time: a deep path costs no fds
             fds.append(os.open(part, _DIR_FLAGS, dir_fd=fds[-1]))
+            os.close(fds.pop(-2))
         fd = os.open(parts[-1], _FILE_FLAGS, dir_fd=fds[-1])
         fds.append(fd)
         info = os.fstat(fd)
@@ -68,3 +70,37 @@ def read_confined(base: Path, target: Path, *, max_bytes: int = 16 * 1024 * 1024
         for fd in fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+
+def open_regular(path: Path | str) -> BinaryIO:
+    """``path`` opened for reading, refused unless it is a regular file.
+
+    The open itself is ``O_NONBLOCK``, so a FIFO (or a path swapped for one after a
+    check) cannot hang the caller, and the kind is read from the open descriptor
+    (``fstat``), not from an earlier ``stat`` of the name. Raises ResourceAccessError
+    naming the file and its kind; OSError for the usual reasons (missing, denied).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise ResourceAccessError(f"{path} is {file_kind(mode)}, not a regular file.")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def file_kind(mode: int) -> str:
+    """What a mode's file type is, in words (for messages naming skipped files)."""
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISLNK, "a symlink"),
+        (stat.S_ISREG, "a regular file"),
+    )
+    return next((word for test, word in kinds if test(mode)), "a special file")

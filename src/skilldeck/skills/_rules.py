@@ -37,6 +37,7 @@ RULES: dict[str, str] = {
     "SD105": "name-hyphens",
     "SD106": "name-invalid-characters",
     "SD107": "name-not-text",
+    "SD108": "name-unsafe",
     "SD110": "description-missing",
     "SD111": "description-too-long",
     "SD112": "description-not-text",

@@ -18,14 +18,17 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 from skilldeck._atomic import atomic_write_text
+from skilldeck._safefs import file_kind, open_regular
 from skilldeck.config import WORKSPACE_DIRNAME, Settings
-from skilldeck.errors import PackageError
+from skilldeck.errors import PackageError, ResourceAccessError
+from skilldeck.skills.spec import unsafe_name_reason
 
 try:  # POSIX advisory locks; on other platforms installs are simply not serialised
     import fcntl
@@ -46,6 +49,8 @@ MANIFEST_NAME = ".skill-manifest.json"
 SIGNATURE_NAME = ".skill-signature"
 PACKAGE_META_FILES = frozenset({MANIFEST_NAME, SIGNATURE_NAME})
 _CHUNK = 1024 * 1024
+#: folders a skill may nest inside itself; deeper trees are refused, not walked
+MAX_DEPTH = 64
 
 
 def skills_root(settings: Settings, scope: Scope) -> Path:
@@ -70,11 +75,21 @@ def is_excluded(rel_parts: tuple[str, ...]) -> bool:
 
 
 def sha256_file(path: Path) -> str:
+    """The sha256 of a regular file; a FIFO or device is refused, never waited on."""
     digest = hashlib.sha256()
-    with path.open("rb") as fh:
+    with open_file(path) as fh:
         while chunk := fh.read(_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def open_file(path: Path) -> BinaryIO:
+    """``path`` opened for reading if it is a regular file (``O_NONBLOCK``, checked on
+    the descriptor), else PackageError naming it: what pack, install and verify read."""
+    try:
+        return open_regular(path)
+    except ResourceAccessError as e:
+        raise PackageError(f"{e} Packages hold regular files only; remove it.") from e
 
 
 def tree_digest(files: dict[str, str]) -> str:
@@ -84,7 +99,11 @@ def tree_digest(files: dict[str, str]) -> str:
 
 
 def collect_files(
-    folder: Path, *, max_files: int | None = None, max_bytes: int | None = None
+    folder: Path,
+    *,
+    max_files: int | None = None,
+    max_bytes: int | None = None,
+    skipped: list[str] | None = None,
 ) -> dict[str, Path]:
     """Every file of the skill in ``folder`` as ``{relative posix path: real path}``.
 
@@ -92,38 +111,68 @@ def collect_files(
     A symlink to a file inside the folder counts as that file's content; a symlink that
     leaves the folder, or any symlinked directory, is refused — a package must carry
     its own content and never point into the packer's (or installer's) machine.
+    FIFOs, sockets and devices are not content: they are left out (reading one would
+    hang or never end), each with a message appended to ``skipped``. The walk is
+    iterative (a deep tree cannot exhaust the stack) and refuses folders nested more
+    than :data:`MAX_DEPTH` levels.
     """
     base = folder.resolve()
     found: dict[str, Path] = {}
     total = 0
-    for dirpath, dirnames, filenames in os.walk(base):
-        here = Path(dirpath)
-        keep: list[str] = []
-        for d in sorted(dirnames):
-            if d in EXCLUDED_DIRS:
+    pending: list[tuple[Path, tuple[str, ...]]] = [(base, ())]
+    while pending:  # os.walk's order: a folder's files, then its folders, depth first
+        here, rel_dir = pending.pop()
+        if len(rel_dir) > MAX_DEPTH:
+            raise PackageError(
+                f"{here} is nested more than {MAX_DEPTH} folders deep inside {folder}; "
+                "refused. Flatten the skill's folders."
+            )
+        subdirs: list[tuple[Path, tuple[str, ...]]] = []
+        for entry in _listing(here):
+            rel = (*rel_dir, entry.name)
+            if entry.name in EXCLUDED_DIRS and entry.is_dir():
                 continue
-            if (here / d).is_symlink():
-                raise PackageError(
-                    f"{here / d} is a symlinked directory; packages hold real folders only. "
-                    "Replace the link with a copy of the folder."
-                )
-            keep.append(d)
-        dirnames[:] = keep
-        for name in sorted(filenames):
-            full = here / name
-            rel = full.relative_to(base)
-            if is_excluded(rel.parts) or (len(rel.parts) == 1 and name in PACKAGE_META_FILES):
+            if _is_real_dir(entry, here):
+                subdirs.append((Path(entry.path), rel))
                 continue
-            real = _checked_target(full, base)
-            found[rel.as_posix()] = real
+            if is_excluded(rel) or (len(rel) == 1 and entry.name in PACKAGE_META_FILES):
+                continue
+            real = _checked_target(Path(entry.path), base, skipped)
+            if real is None:
+                continue
+            found["/".join(rel)] = real
             total += real.stat().st_size
             _check_limits(len(found), total, max_files, max_bytes, where=folder)
+        pending.extend(reversed(subdirs))
     return found
 
 
-def _checked_target(full: Path, base: Path) -> Path:
-    if not full.is_symlink():
-        return full
+def _listing(here: Path) -> list[os.DirEntry[str]]:
+    with os.scandir(here) as it:
+        return sorted(it, key=lambda e: e.name)
+
+
+def _is_real_dir(entry: os.DirEntry[str], here: Path) -> bool:
+    """A real folder; a symlink to a folder is refused outright."""
+    if entry.is_symlink():
+        if entry.is_dir():
+            raise PackageError(
+                f"{here / entry.name} is a symlinked directory; packages hold real folders "
+                "only. Replace the link with a copy of the folder."
+            )
+        return False
+    return entry.is_dir(follow_symlinks=False)
+
+
+def _checked_target(full: Path, base: Path, skipped: list[str] | None) -> Path | None:
+    """The file whose bytes ``full`` stands for, None for a special file (skipped)."""
+    mode = full.lstat().st_mode
+    if not stat.S_ISLNK(mode):
+        if stat.S_ISREG(mode):
+            return full
+        if skipped is not None:
+            skipped.append(f"{full} is {file_kind(mode)}, not a regular file; left out.")
+        return None
     target = full.resolve()
     if target != base and base not in target.parents:
         raise PackageError(
@@ -145,8 +194,9 @@ def _check_limits(
         )
 
 
-def hash_tree(folder: Path) -> dict[str, str]:
-    return {rel: sha256_file(path) for rel, path in collect_files(folder).items()}
+def hash_tree(folder: Path, skipped: list[str] | None = None) -> dict[str, str]:
+    files = collect_files(folder, skipped=skipped)
+    return {rel: sha256_file(path) for rel, path in files.items()}
 
 
 # ---- the lock file ------------------------------------------------------------------
@@ -247,6 +297,11 @@ def verify(settings: Settings, *, scope: Scope | None = None) -> list[VerifyProb
     """Re-hash every installed skill of ``scope`` (both when None) against the lock."""
     problems: list[VerifyProblem] = []
     for sc, entry in installed(settings, scope=scope):
+        reason = unsafe_name_reason(entry.name)
+        if reason is not None:  # a hand-edited lock file must not aim verify elsewhere
+            message = f"lock entry {entry.name!r} is not a usable skill name ({reason})"
+            problems.append(VerifyProblem(entry.name, sc, "unsafe", None, message))
+            continue
         problems.extend(_verify_entry(skills_root(settings, sc) / entry.name, sc, entry))
     return problems
 
@@ -259,11 +314,12 @@ def _verify_entry(folder: Path, scope: Scope, entry: LockEntry) -> list[VerifyPr
         return [
             problem("missing-skill", None, f"{folder} is gone (installed {entry.installed_at})")
         ]
+    skipped: list[str] = []
     try:
-        actual = hash_tree(folder)
+        actual = hash_tree(folder, skipped)
     except (PackageError, OSError) as e:
         return [problem("unsafe", None, str(e))]
-    out: list[VerifyProblem] = []
+    out = [problem("unsafe", None, message) for message in skipped]
     for rel in sorted(entry.files.keys() | actual.keys()):
         want, have = entry.files.get(rel), actual.get(rel)
         if want == have:

@@ -27,8 +27,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import logging
 import os
-import re
 import shutil
 import tempfile
 import uuid
@@ -52,6 +52,7 @@ from skilldeck.skills.lockfile import (
     installed,
     lock_path,
     locked,
+    open_file,
     skills_root,
     tree_digest,
     verify,
@@ -65,6 +66,7 @@ from skilldeck.skills.signing import (
     signer_of,
 )
 from skilldeck.skills.skill import Skill
+from skilldeck.skills.spec import unsafe_name_reason
 from skilldeck.skills.unpack import MAX_BYTES, MAX_FILES, Staged, copy_folder, extract_archive
 from skilldeck.skills.validate import load_skill
 
@@ -84,31 +86,44 @@ __all__ = [
 MANIFEST_FORMAT = "skilldeck.manifest/1"
 #: 1980-01-01, the earliest zip timestamp: every entry gets it, so packs are reproducible
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
-_UNSAFE_NAME = re.compile(r"[/\\\x00]|^\.|^$")
+#: cap on a folder's manifest/signature read into memory (as for an archive's)
+_META_CAP = 8 * 1024 * 1024
+log = logging.getLogger(__name__)
 
 
 # ---- pack -----------------------------------------------------------------------------
 
 
-def pack(folder: Path, *, output: Path | None = None, sign_key: Path | None = None) -> Path:
+def pack(
+    folder: Path,
+    *,
+    output: Path | None = None,
+    sign_key: Path | None = None,
+    warnings: list[str] | None = None,
+) -> Path:
     """Validate the skill in ``folder`` and write ``<name>.skill``; returns its path.
 
     ``output`` is a file path or an existing directory (default: the current
     directory). ``sign_key`` is an ed25519 private key file made by :func:`keygen`.
+    FIFOs, sockets and devices in the folder are left out; each is named in
+    ``warnings`` (and logged).
     """
     folder = Path(folder)
     if not folder.is_dir():
         raise PackageError(f"{folder} is not a directory; pass a skill folder to pack.")
     skill = _load_valid(folder)
     key = load_private_key(sign_key) if sign_key else None
-    dest = _output_path(output, skill.name)
-    files = collect_files(folder, max_files=MAX_FILES, max_bytes=MAX_BYTES)
+    dest = _output_path(output, _safe_name(skill.name))
+    skipped: list[str] = []
+    files = collect_files(folder, max_files=MAX_FILES, max_bytes=MAX_BYTES, skipped=skipped)
+    _report_skipped(skipped, warnings)
     files.pop(_relative_inside(dest, folder) or "", None)  # never pack the package itself
     buf = io.BytesIO()
     hashes: dict[str, str] = {}
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for rel, real in files.items():
-            data = real.read_bytes()
+            with open_file(real) as fh:
+                data = fh.read()
             hashes[rel] = hashlib.sha256(data).hexdigest()
             zf.writestr(_zip_info(f"{skill.name}/{rel}", real.stat().st_mode), data)
         manifest = manifest_bytes(skill.name, skill.version, hashes)
@@ -117,6 +132,13 @@ def pack(folder: Path, *, output: Path | None = None, sign_key: Path | None = No
             zf.writestr(_zip_info(f"{skill.name}/{SIGNATURE_NAME}", 0o644), sign(manifest, key))
     atomic_write_bytes(dest, buf.getvalue())
     return dest
+
+
+def _report_skipped(skipped: list[str], warnings: list[str] | None) -> None:
+    for message in skipped:
+        log.warning("%s", message)
+    if warnings is not None:
+        warnings.extend(skipped)
 
 
 def manifest_bytes(name: str, version: str | None, files: dict[str, str]) -> bytes:
@@ -233,7 +255,7 @@ def install(
         signed_by=signed_by,
         claimed_signer=signer_of(staged.signature) if staged.signature and not signed_by else None,
         backup=backup,
-        warnings=[str(d) for d in warnings_of(skill.diagnostics)],
+        warnings=[*staged.skipped, *(str(d) for d in warnings_of(skill.diagnostics))],
     )
 
 
@@ -259,7 +281,8 @@ def _stage(source: Path, staging: Path) -> Staged:
         for attr, filename in (("manifest", MANIFEST_NAME), ("signature", SIGNATURE_NAME)):
             meta = source / filename
             if meta.is_file() and not meta.is_symlink():
-                setattr(staged, attr, meta.read_bytes())
+                with open_file(meta) as fh:
+                    setattr(staged, attr, fh.read(_META_CAP + 1)[:_META_CAP])
         return staged
     if source.is_file():
         return extract_archive(source, staging)
@@ -311,8 +334,11 @@ def _check_manifest_name(staged: Staged, name: str) -> None:
 
 
 def _safe_name(name: str) -> str:
-    if _UNSAFE_NAME.search(name) or name in {".", ".."} or len(name) > 128:
-        raise PackageError(f"Skill name {name!r} cannot be used as a folder name; refused.")
+    reason = unsafe_name_reason(name)
+    if reason is not None:
+        raise PackageError(
+            f"Skill name {name!r} cannot be used as a folder name: {reason}; refused."
+        )
     return name
 
 

@@ -22,10 +22,10 @@ from typing import Any, Literal, Protocol
 from skilldeck.errors import PolicyError, SkillNotFoundError
 from skilldeck.skills.diagnostics import Diagnostic, Severity
 from skilldeck.skills.skill import Skill
-from skilldeck.skills.toolrules import ToolRule, parse_rules
+from skilldeck.skills.toolrules import SPAWNING_TOOLS, ToolRule, parse_rules
 
 #: tools a skill can never grant: spawning stays with the agent definition
-UNGRANTABLE = frozenset({"Task", "Agent", "TaskOutput"})
+UNGRANTABLE = SPAWNING_TOOLS
 
 ConflictMode = Literal["resolve", "reject"]
 
@@ -55,7 +55,7 @@ class ToolPolicy:
         """Tools the model may see: named by some allow rule, not wholly denied."""
         names = set(available)
         if self.allow is not None:
-            names = {n for n in names if any(r.names_tool(n, family=False) for r in self.allow)}
+            names = {n for n in names if any(_grants(r, n) for r in self.allow)}
         wholly_denied = {
             n for n in names if any(r.whole_tool and r.names_tool(n) for r in self.deny)
         }
@@ -70,7 +70,7 @@ class ToolPolicy:
                 return f"tool {tool_name} is forbidden by the active skills (rule {rule})"
         if self.allow is None:
             return None
-        granting = [r for r in self.allow if r.names_tool(tool_name, family=False)]
+        granting = [r for r in self.allow if _grants(r, tool_name)]
         if not granting:
             return f"tool {tool_name} is not allowed by the active skills"
         if any(
@@ -87,10 +87,14 @@ class ToolPolicy:
         if self.allow is None:
             allow = tuple(ToolRule(name) for name in sorted(parent))
         else:
-            allow = tuple(
-                r for r in self.allow if any(r.names_tool(p, family=False) for p in parent)
-            )
+            allow = tuple(r for r in self.allow if any(_grants(r, p) for p in parent))
         return ToolPolicy(allow=allow, deny=self.deny)
+
+
+def _grants(rule: ToolRule, tool_name: str) -> bool:
+    """Whether an allow rule grants ``tool_name``: only the tool it names (no family),
+    and a spawning tool only when named literally (``*`` never grants ``Task``)."""
+    return rule.names_tool(tool_name, family=False, grant=True)
 
 
 @dataclass
@@ -267,6 +271,17 @@ def _tool_rules(skills: list[Skill], mode: ConflictMode, out: list[Diagnostic]) 
                     )
                 )
                 continue
+            if rule.is_pattern and any(rule.names_tool(t, family=False) for t in UNGRANTABLE):
+                out.append(
+                    _diag(
+                        "SD310",
+                        "ungrantable-tool",
+                        f"Skill {skill.name!r} lists {rule} in allowed-tools; the pattern "
+                        "grants the tools it matches except the sub-agent tools "
+                        f"({', '.join(sorted(UNGRANTABLE))}), which skills cannot grant.",
+                        Severity.WARNING,
+                    )
+                )
             allow.append(rule)
         deny.extend(forbidden)
     _report_clashes(skills, allow, deny, mode, out)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -45,6 +46,7 @@ from skilldeck.errors import SkillExecutionError
 from skilldeck.sandbox import Sandbox
 from skilldeck.skills.process import ProcessOutcome, run_process
 from skilldeck.skills.skill import Skill
+from skilldeck.skills.spec import unsafe_name_reason
 from skilldeck.skills.substitute import split_arguments
 
 __all__ = [
@@ -54,10 +56,20 @@ __all__ = [
     "entrypoint_of",
     "interpreter_argv",
     "normalize_args",
+    "scratch_prefix",
     "scrub_env",
 ]
 
 log = logging.getLogger(__name__)
+_PREFIX_UNSAFE = re.compile(r"[^a-z0-9-]+")
+
+
+def scratch_prefix(name: str) -> str:
+    """The scratch folder's name prefix: the skill name reduced to ``[a-z0-9-]``, so
+    no name (``../../x``, ``a/b``, NUL) can move the folder out of the temp dir."""
+    slug = _PREFIX_UNSAFE.sub("-", name.lower()).strip("-")[:40]
+    return f"skilldeck-{slug or 'skill'}-"
+
 
 #: substrings (upper-case) that mark an environment variable as a secret
 SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
@@ -255,6 +267,12 @@ class ScriptRunner:
     ) -> ScriptResult:
         """Run ``skill``'s entry point with ``args``; errors of the *script* come back
         as ``ok=False``; errors of setup (no entry point, sandbox required) raise."""
+        reason = unsafe_name_reason(skill.name)
+        if reason is not None:
+            raise SkillExecutionError(
+                f"Skill name {skill.name!r} cannot be used: {reason}; fix `name:` in "
+                f"{skill.folder}/SKILL.md (lowercase letters, digits and hyphens)."
+            )
         script = _resolve_entrypoint(skill)
         prefix = interpreter_argv(script)
         value = normalize_args(args, declared=skill.metadata.arguments)
@@ -263,7 +281,7 @@ class ScriptRunner:
         work = (workspace or self.workspace or self.settings.workspace).resolve()
         limit = timeout if timeout is not None else self.timeout_for(skill)
         network = bool(self.settings.skill_settings(skill.name).get("network", False)) or None
-        scratch = Path(tempfile.mkdtemp(prefix=f"skilldeck-{skill.name[:40]}-"))
+        scratch = Path(tempfile.mkdtemp(prefix=scratch_prefix(skill.name)))
         try:
             argv_payload = payload if len(payload.encode("utf-8")) <= ARGV_LIMIT else "-"
             wrapped = self.sandbox.wrap(

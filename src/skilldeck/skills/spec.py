@@ -14,6 +14,7 @@ Both ``kebab-case`` and ``snake_case`` spellings are accepted for every field;
 from __future__ import annotations
 
 import functools
+import unicodedata
 from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -156,3 +157,57 @@ def _collection_defaults(model: type[BaseModel]) -> tuple[tuple[str, Any], ...]:
         for name, info in model.model_fields.items()
         if info.default_factory is not None
     )
+
+
+# ---- names -------------------------------------------------------------------------
+
+#: longest skill name usable as a folder or file name (a path component is 255 bytes
+#: on every common filesystem; ``.bak-<stamp>`` and ``.skill`` suffixes need room)
+MAX_SAFE_NAME_BYTES = 200
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def unsafe_name_reason(name: str) -> str | None:
+    """Why ``name`` cannot be a skill's name, or None when it can.
+
+    A skill's name becomes a folder (installs), a file (``pack``), a scratch-folder
+    prefix and a lock-file key, so anything a path would read as structure is refused:
+    separators, ``.``/``..``, a leading dot, NUL and other control or invisible
+    characters — also after NFKC, which folds ``／`` into ``/`` and ``‥`` into ``..``.
+    Spec deviations that are harmless in a path (capitals, spaces) are other rules'
+    warnings, not this one's.
+    """
+    if not name or not name.strip():
+        return "it is empty"
+    for form in dict.fromkeys((name, unicodedata.normalize("NFKC", name))):
+        if "/" in form or "\\" in form:
+            return "it contains a path separator (`/` or `\\`)"
+        if form.startswith("."):
+            return "it starts with `.` (`..` would leave the folder; `.x` is hidden)"
+        bad = [ch for ch in form if unicodedata.category(ch) in _UNSAFE_CATEGORIES]
+        if bad:
+            return f"it contains the control or invisible character {bad[0]!r}"
+    if name != name.strip():
+        return "it starts or ends with whitespace"
+    if len(name.encode("utf-8")) > MAX_SAFE_NAME_BYTES:
+        return f"it is longer than {MAX_SAFE_NAME_BYTES} bytes"
+    return None
+
+
+def is_safe_name(name: str) -> bool:
+    """Whether ``name`` may be used as a skill name, and so in a path."""
+    return unsafe_name_reason(name) is None
+
+
+def call_name(raw: str) -> str:
+    """The skill name a ``Skill`` call means: ``"/deploy "`` → ``"deploy"``.
+
+    The ``Skill`` tool looks skills up by this, and ``Skill(...)`` permission rules
+    match it, so a rule always sees the name that is loaded.
+    """
+    name = raw
+    while True:
+        stripped = name.strip().lstrip("/")
+        if stripped == name:
+            return name
+        name = stripped

@@ -15,10 +15,19 @@ Specifier forms:
                        ``//abs/path`` absolute, ``~/x`` under home. ``Read``
                        rules also cover Glob and Grep; ``Edit`` rules cover
                        Write and MultiEdit.
-``WebFetch(domain:x)`` the URL's host is ``x`` or a subdomain of it
-``Skill(name)``        the skill's name (glob allowed)
+``WebFetch(domain:x)`` the URL's canonical host is ``x`` or a subdomain of it
+                       (``127.1``, ``0x7f000001``, ``Example.COM.`` are read the
+                       way resolvers read them; see ``hostrules.py``)
+``Skill(name)``        the skill's name (glob allowed), as the Skill tool resolves
+                       it (``/name``, `` name``); deny rules also ignore case and a
+                       ``plugin:`` prefix
 ``mcp__srv__tool``     tool-name globs: ``mcp__srv__*``, ``mcp__srv``
 =====================  ===================================================
+
+A tool-name pattern (``*``, ``T*``, ``Ta?k``) never *grants* a spawning tool
+(``Task``, ``Agent``, ``TaskOutput``): a grant of those must name them literally
+(and a skill cannot grant them at all, see ``policy.py``). Deny and ask rules with a
+pattern still cover them.
 
 A compound Bash command (``a && b | c``) is split into its simple commands: an
 *allow* rule must cover every part; a *deny* rule hits if it covers any part.
@@ -28,17 +37,20 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
+from skilldeck.skills.hostrules import domain_rule_matches
 from skilldeck.skills.pathrules import path_argument, path_rule_matches
 from skilldeck.skills.shellrules import bash_rule_matches, split_shell_command
+from skilldeck.skills.spec import call_name
 
 __all__ = [
     "PATH_TOOLS",
+    "SPAWNING_TOOLS",
     "TOOL_FAMILIES",
     "ToolRule",
     "parse_rules",
@@ -57,6 +69,8 @@ TOOL_FAMILIES: Mapping[str, frozenset[str]] = {
     "Agent": frozenset({"Task", "Agent"}),
 }
 PATH_TOOLS = frozenset({"Read", "Write", "Edit", "MultiEdit", "Glob", "Grep"})
+#: tools only a rule naming them literally can grant: a pattern never does
+SPAWNING_TOOLS = frozenset({"Task", "Agent", "TaskOutput"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,16 +101,24 @@ class ToolRule:
     def whole_tool(self) -> bool:
         return self.specifier is None
 
-    def names_tool(self, tool_name: str, *, family: bool = True) -> bool:
+    @property
+    def is_pattern(self) -> bool:
+        """Whether the tool name is a glob (``*``, ``T*``, ``Ta?k``)."""
+        return any(ch in self.tool for ch in "*?[")
+
+    def names_tool(self, tool_name: str, *, family: bool = True, grant: bool = False) -> bool:
         """Does this rule speak about ``tool_name`` at all (ignoring the specifier)?
 
         With ``family`` a ``Read`` rule also speaks about Glob/Grep and an ``Edit`` rule
         about Write/MultiEdit (permission rules); without it only the named tool counts
-        (what a skill's ``allowed-tools`` grants).
+        (what a skill's ``allowed-tools`` grants). With ``grant`` (the rule would allow
+        something) a pattern never names a spawning tool.
         """
         if family and tool_name in TOOL_FAMILIES.get(self.tool, ()):
             return True
-        if any(ch in self.tool for ch in "*?"):
+        if self.is_pattern:
+            if grant and tool_name in SPAWNING_TOOLS:
+                return False
             return fnmatch.fnmatchcase(tool_name, self.tool)
         if self.tool.startswith("mcp__") and self.tool.count("__") == 1:
             return tool_name.startswith(self.tool + "__")  # a whole MCP server
@@ -112,7 +134,7 @@ class ToolRule:
         family: bool = True,
     ) -> bool:
         """Does this rule cover this call? ``deny`` flips compound-command semantics."""
-        if not self.names_tool(tool_name, family=family):
+        if not self.names_tool(tool_name, family=family, grant=not deny):
             return False
         if self.specifier is None:
             return True
@@ -160,12 +182,32 @@ def _specifier_matches(
         target = path_argument(tool_name, tool_input, workspace)
         return target is not None and path_rule_matches(spec, target, workspace)
     if tool_name == "WebFetch" and spec.startswith("domain:"):
-        host = urlsplit(str(tool_input.get("url", ""))).hostname or ""
-        domain = spec.removeprefix("domain:").lower()
-        return host == domain or host.endswith("." + domain)
+        url = str(tool_input.get("url", ""))
+        return domain_rule_matches(spec.removeprefix("domain:"), url, deny=deny)
     if tool_name == "Skill":
-        return fnmatch.fnmatchcase(str(tool_input.get("skill", "")), spec)
+        return skill_rule_matches(spec, tool_input.get("skill"), deny=deny)
     if tool_name in ("Task", "Agent"):
         return fnmatch.fnmatchcase(str(tool_input.get("subagent_type", "")), spec)
     primary = next((v for v in tool_input.values() if isinstance(v, str)), "")
     return fnmatch.fnmatchcase(primary, spec)
+
+
+def skill_rule_matches(spec: str, raw: object, *, deny: bool) -> bool:
+    """Does ``Skill(spec)`` cover a call for the skill ``raw``?
+
+    The name is the one the Skill tool loads (:func:`~skilldeck.skills.spec.call_name`).
+    An allow rule matches it exactly; a deny rule also matches it ignoring case and
+    width (NFKC), and the part after a ``plugin:`` / ``plugin::`` namespace, so no other
+    spelling of a denied skill's name gets past it.
+    """
+    if raw is None:
+        return False  # a ``query`` call loads no skill
+    if not isinstance(raw, str):
+        return deny
+    name = call_name(raw)
+    if not deny:
+        return fnmatch.fnmatchcase(name, spec)
+    pattern = unicodedata.normalize("NFKC", spec).casefold()
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    forms = {folded, folded.rsplit(":", 1)[-1], folded.partition("@")[0]}
+    return any(fnmatch.fnmatchcase(form, pattern) for form in forms)

@@ -28,9 +28,11 @@ from pathlib import Path
 from skilldeck.errors import PackageError
 from skilldeck.skills.lockfile import (
     MANIFEST_NAME,
+    MAX_DEPTH,
     PACKAGE_META_FILES,
     collect_files,
     is_excluded,
+    open_file,
 )
 
 MAX_FILES = 10_000
@@ -51,6 +53,8 @@ class Staged:
     files: dict[str, str] = field(default_factory=dict)
     manifest: bytes | None = None
     signature: bytes | None = None
+    #: special files (FIFOs, sockets, devices) left out, one message each
+    skipped: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,11 @@ def safe_entry_name(raw: str) -> tuple[str, ...]:
     parts = tuple(p for p in name.split("/") if p not in ("", "."))
     if ".." in parts:
         raise PackageError(f"Archive entry {raw!r} escapes the skill folder ('..'); refused.")
+    if len(parts) > MAX_DEPTH + 2:  # the top folder and the file's own name
+        raise PackageError(
+            f"Archive entry {raw[:80]!r}… is nested {len(parts)} folders deep (limit "
+            f"{MAX_DEPTH}); refused."
+        )
     return parts
 
 
@@ -220,16 +229,18 @@ def _materialise_link(
 
 
 def copy_folder(source: Path, dest: Path) -> Staged:
-    """Copy a skill folder into ``dest/<folder name>`` under the same rules as an archive."""
-    files = collect_files(source, max_files=MAX_FILES, max_bytes=MAX_BYTES)
-    staged = Staged(folder=dest / source.resolve().name)
+    """Copy a skill folder into ``dest/<folder name>`` under the same rules as an archive.
+    FIFOs, sockets and devices are left out, each named in ``Staged.skipped``."""
+    skipped: list[str] = []
+    files = collect_files(source, max_files=MAX_FILES, max_bytes=MAX_BYTES, skipped=skipped)
+    staged = Staged(folder=dest / source.resolve().name, skipped=skipped)
     staged.folder.mkdir(parents=True)
     total = 0
     for rel, real in files.items():
         target = staged.folder / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         digest = hashlib.sha256()
-        with real.open("rb") as src, target.open("xb") as out:
+        with open_file(real) as src, target.open("xb") as out:
             while chunk := src.read(_CHUNK):
                 total += len(chunk)
                 if total > MAX_BYTES:  # the folder grew while we copied it

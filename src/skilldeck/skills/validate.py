@@ -16,6 +16,7 @@ Codes are stable (``SD1xx`` here, ``SD0xx`` from the parser) and documented in
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,13 @@ from skilldeck.skills.skill import (
     record_skill,
     sets_gating_field,
 )
-from skilldeck.skills.spec import KNOWN_FIELDS, SPEC_FIELDS, SkillMetadata, canonical_field
+from skilldeck.skills.spec import (
+    KNOWN_FIELDS,
+    SPEC_FIELDS,
+    SkillMetadata,
+    canonical_field,
+    unsafe_name_reason,
+)
 from skilldeck.skills.walk import walk_tree
 
 __all__ = [
@@ -116,11 +123,26 @@ def _normalised(
             c.flag("SD160", f"{e} (value ignored).", key=key)
     N.from_metadata(parsed, fields, c, folder, seen.get("metadata", "metadata"))
     name = N.skill_name(parsed, folder, c, seen.get("name"))
+    if name is not None and not _safe_name(name, c, seen.get("name")):
+        name = None
     description = N.skill_description(parsed, c, seen.get("description"))
     c.in_file_order()
     if c.has_errors or name is None or description is None:
         return None, c
     return {"name": name, "description": description, "extra": extra, **fields}, c
+
+
+def _safe_name(name: str, c: Collector, key: str | None) -> bool:
+    """A name that a path would read as structure (``../x``, ``a/b``, NUL…) is an
+    error in every mode: the name becomes folder, file and lock-file names."""
+    reason = unsafe_name_reason(name)
+    if reason is None:
+        return True
+    slug = "-".join(re.findall(r"[a-z0-9]+", name.lower()))[:64] or "my-skill"
+    c.error("SD108", f"name {name!r} cannot be used: {reason}. Skill names become folder "
+            f"and file names; use lowercase letters, digits and hyphens, e.g. "
+            f"`name: {slug}`.", key=key)  # fmt: skip
+    return False
 
 
 #: field spelling → canonical field, filled as spellings are met (a few dozen recur

@@ -35,11 +35,13 @@ from skilldeck.skills.diagnostics import Diagnostic, Severity
 
 __all__ = [
     "DANGLING_SYMLINK",
+    "MAX_DEPTH",
     "RESOURCE_DIRS",
     "ROOT_NOT_FOUND",
     "SKILL_FILENAMES",
     "SKIP_DIRS",
     "SYMLINK_LOOP",
+    "TOO_DEEP",
     "UNREADABLE_DIR",
     "Tree",
     "diagnostic",
@@ -78,6 +80,11 @@ SYMLINK_LOOP = ("SD201", "symlink-loop")
 DANGLING_SYMLINK = ("SD202", "dangling-symlink")
 UNREADABLE_DIR = ("SD203", "unreadable-directory")
 ROOT_NOT_FOUND = ("SD204", "root-not-found")
+TOO_DEEP = ("SD205", "too-deep")
+
+#: folder levels below a root the walk descends (real skill trees use a handful; a
+#: planted 500-level tree is cut here and reported, not walked to the bottom)
+MAX_DEPTH = 128
 
 #: Link states recorded in a snapshot and re-checked on the warm path.
 LINK_DIR, LINK_FILE, LINK_DANGLING = "d", "f", "x"
@@ -112,12 +119,29 @@ def walk_tree(root: Path | str, *, found: Callable[[str], None] | None = None) -
     return walker.tree
 
 
+class _Frame:
+    """One folder being listed: where its listing stands and what it has met so far
+    (the walk keeps these on a stack instead of recursing, so depth costs no stack)."""
+
+    __slots__ = ("base", "entries", "has_code", "index", "key", "skill_rel", "upper_seen")
+
+    def __init__(self, rel: str, key: tuple[int, int], entries: list[os.DirEntry[str]]) -> None:
+        self.base = f"{rel}/" if rel else ""
+        self.key = key
+        self.entries = entries
+        self.index = 0
+        self.upper_seen = False
+        self.skill_rel: str | None = None
+        self.has_code = False
+
+
 class _Walker:
     def __init__(self, root: str, found: Callable[[str], None] | None = None) -> None:
         self.tree = Tree(root)
         self._found = found
         self._visited: set[tuple[int, int]] = set()
         self._ancestors: set[tuple[int, int]] = set()
+        self._stack: list[_Frame] = []
 
     def run(self) -> None:
         root = self.tree.root
@@ -126,54 +150,63 @@ class _Walker:
         except OSError as e:
             self._unreadable(root, e)
             return
-        self._visit(root, "", st)
+        self._enter(root, "", st)
+        while self._stack:
+            frame = self._stack[-1]
+            if frame.index < len(frame.entries):
+                entry = frame.entries[frame.index]
+                frame.index += 1
+                self._entry(frame, entry)  # may push the folder it names
+            else:
+                self._leave(frame)
 
-    def _visit(self, path: str, rel: str, st: os.stat_result) -> None:
-        """List one folder. Entries are taken in name order, so ``SKILL.md`` (upper
-        case sorts first) is met before ``skill.md`` and both before ``skill.py``;
-        only folders, links and those names cost more than a comparison."""
+    def _enter(self, path: str, rel: str, st: os.stat_result) -> None:
+        """Start listing one folder. Entries are taken in name order, so ``SKILL.md``
+        (upper case sorts first) is met before ``skill.md`` and both before
+        ``skill.py``; only folders, links and those names cost more than a comparison."""
         key = (st.st_dev, st.st_ino)
         self._visited.add(key)
         self._ancestors.add(key)
-        tree = self.tree
-        tree.dirs[rel] = st.st_mtime_ns
+        self.tree.dirs[rel] = st.st_mtime_ns
         try:
             with os.scandir(path) as it:
                 entries = sorted(it, key=_by_name)
         except OSError as e:
             self._unreadable(path, e)
-            tree.dirs[rel] = -1  # never trusted: re-listed until it is readable
+            self.tree.dirs[rel] = -1  # never trusted: re-listed until it is readable
             entries = []
-        base = f"{rel}/" if rel else ""
-        upper_seen = False
-        skill_rel = None
-        has_code = False
-        for entry in entries:
-            name = entry.name
-            if entry.is_symlink():
-                is_skill_file = name == "SKILL.md" or (name == "skill.md" and not upper_seen)
-                upper_seen = upper_seen or name == "SKILL.md"
-                descend = not _skipped(name, entries)
-                if self._link(entry, base + name, is_skill_file=is_skill_file, descend=descend):
-                    skill_rel = base + name
-                elif name == "skill.py":
-                    has_code = entry.is_file()
-            elif entry.is_dir():  # a real folder (not a link): its lstat is its stat
-                upper_seen = upper_seen or name == "SKILL.md"  # it still hides skill.md
-                if not _skipped(name, entries):
-                    self._descend(entry.path, base + name, entry.stat())
-            elif name == "SKILL.md" or (name == "skill.md" and not upper_seen):
-                upper_seen = upper_seen or name == "SKILL.md"
-                if entry.is_file():
-                    skill_rel = base + name
-                    tree.skill_mds.append(skill_rel)
-                    if self._found is not None:
-                        self._found(skill_rel)
+        self._stack.append(_Frame(rel, key, entries))
+
+    def _leave(self, frame: _Frame) -> None:
+        if frame.has_code and frame.skill_rel is not None:
+            self.tree.with_code.add(frame.skill_rel)
+        self._ancestors.discard(frame.key)
+        self._stack.pop()
+
+    def _entry(self, frame: _Frame, entry: os.DirEntry[str]) -> None:
+        name = entry.name
+        rel = frame.base + name
+        if entry.is_symlink():
+            is_skill_file = name == "SKILL.md" or (name == "skill.md" and not frame.upper_seen)
+            frame.upper_seen = frame.upper_seen or name == "SKILL.md"
+            descend = not _skipped(name, frame.entries)
+            if self._link(entry, rel, is_skill_file=is_skill_file, descend=descend):
+                frame.skill_rel = rel
             elif name == "skill.py":
-                has_code = entry.is_file()
-        if has_code and skill_rel is not None:
-            tree.with_code.add(skill_rel)
-        self._ancestors.discard(key)
+                frame.has_code = entry.is_file()
+        elif entry.is_dir():  # a real folder (not a link): its lstat is its stat
+            frame.upper_seen = frame.upper_seen or name == "SKILL.md"  # it still hides skill.md
+            if not _skipped(name, frame.entries):
+                self._descend(entry.path, rel, entry.stat())
+        elif name == "SKILL.md" or (name == "skill.md" and not frame.upper_seen):
+            frame.upper_seen = frame.upper_seen or name == "SKILL.md"
+            if entry.is_file():
+                frame.skill_rel = rel
+                self.tree.skill_mds.append(rel)
+                if self._found is not None:
+                    self._found(rel)
+        elif name == "skill.py":
+            frame.has_code = entry.is_file()
 
     def _descend(self, path: str, rel: str, st: os.stat_result) -> None:
         key = (st.st_dev, st.st_ino)
@@ -186,8 +219,17 @@ class _Walker:
                     Path(path),
                 )
             )
+        elif len(self._stack) > MAX_DEPTH:
+            self.tree.diagnostics.append(
+                diagnostic(
+                    TOO_DEEP,
+                    f"Folder {path} is more than {MAX_DEPTH} levels below the root; it "
+                    "and everything under it are skipped. Move skills nearer the root.",
+                    Path(path),
+                )
+            )
         elif key not in self._visited:  # a second alias of a folder already scanned
-            self._visit(path, rel, st)
+            self._enter(path, rel, st)
 
     def _link(
         self, entry: os.DirEntry[str], rel: str, *, is_skill_file: bool, descend: bool
