@@ -62,8 +62,8 @@ def test_code_template_defines_a_working_code_skill(tmp_path: Path) -> None:
     folder = new_skill("upper-case", kind="code", directory=tmp_path)
     skill, _ = load_skill(folder)
     assert skill is not None
-    instance = load_code_skill(skill, settings=load_settings())  # passes the audit
-    assert type(instance).__name__ == "UpperCaseSkill"
+    instance = load_code_skill(skill, settings=load_settings())  # untrusted: out of process
+    assert instance.metadata.name == "upper-case"
     result = anyio.run(
         lambda: run_code_skill(instance, SkillContext(args={"text": "abc"}), timeout=10)
     )

@@ -244,11 +244,16 @@ async def test_code_skill_tool_calls_respect_forbidden_and_permissions(
     assert result.is_error and "Permission denied for Echo: no echo today" in result.content
 
 
-async def test_code_skill_refused_by_audit_is_an_error_result(env: tuple[Settings, Path]) -> None:
+async def test_code_skill_audit_findings_are_advice_attached_to_the_result(
+    env: tuple[Settings, Path],
+) -> None:
+    # issue 15: the audit no longer decides; an untrusted skill runs out of process
     settings, root = env
     risky = add_skill(root, "risky", files={"skill.py": "import socket\n" + CODE})
-    result = await call(make_tool(settings, risky), context(settings), skill="risky")
-    assert result.is_error and "SDX03" in result.content and result.data["mode"] == "failed"
+    tool = make_tool(settings, risky, tools=ToolRegistry([EchoTool()]))
+    result = await call(tool, context(settings), skill="risky", args="x")
+    assert not result.is_error, result.content
+    assert "SDX03" in str(result.data["result"]["metadata"]["audit"])
 
 
 async def test_unknown_skill_suggests_close_names(env: tuple[Settings, Path]) -> None:
