@@ -64,7 +64,11 @@ class SkillSettings(BaseModel):
     discovery_workers: int = Field(default=0, ge=0)
     script_timeout: float = 30.0
     output_cap: int = 1024 * 1024
-    code_skills: Literal["on", "audit", "off"] = "audit"
+    #: "off" refuses code skills; "sandboxed": untrusted ones run out of process in the
+    #: sandbox ("audit", "on": old names for it). Trust is by content hash
+    #: (`skilldeck skills trust NAME`), never by name: see skills/codetrust.py
+    code_skills: Literal["sandboxed", "audit", "on", "off"] = "sandboxed"
+    #: obsolete (trust by name); kept so old configs load, it grants nothing
     trusted: list[str] = Field(default_factory=list)
     dynamic_context: bool = True
     #: what composition does when one skill allows a tool another forbids
