@@ -98,9 +98,14 @@ def _clip(text: str, limit: int) -> str:
 class RichRenderer:
     """Human output: spinner on model calls, streamed text, tool cards."""
 
-    def __init__(self, console: Console | None = None, *, show_usage: bool = False) -> None:
+    def __init__(
+        self, console: Console | None = None, *, show_usage: bool = False, error_line: bool = True
+    ) -> None:
         self.console = console or Console()
         self.show_usage = show_usage
+        #: print ``[error: reason]`` at the end; off where the caller prints the error
+        #: itself (``run`` writes it to stderr, once)
+        self.error_line = error_line
         self._status: Status | None = None
         self._streaming = False
 
@@ -197,7 +202,7 @@ class RichRenderer:
             self._done(event)
 
     def _done(self, event: DoneEvent) -> None:
-        if event.status == "completed":
+        if event.status == "completed" or (event.status == "error" and not self.error_line):
             return
         style = "yellow" if event.status in {"paused", "max_turns", "limit"} else "red"
         reason = f": {event.reason}" if event.reason else ""

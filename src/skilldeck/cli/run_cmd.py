@@ -29,6 +29,7 @@ from skilldeck.cli.common import (
     check_roots,
     fail,
     offer_trust,
+    print_jsonl,
 )
 
 if TYPE_CHECKING:
@@ -121,12 +122,13 @@ def run(
         ask=ask,
         deny=deny,
     )
-    agent = request.build(
-        json_events=json_, approver=terminal_approver() if interactive(json_) else None
-    )
-    with agent:
-        done = drive(agent.run_stream(task), json_=json_, on_interrupt=cancel_subagents(agent))
-        finish(done, agent.store, json_=json_)
+    with json_errors(json_):
+        agent = request.build(
+            json_events=json_, approver=terminal_approver() if interactive(json_) else None
+        )
+        with agent:
+            done = drive(agent.run_stream(task), json_=json_, on_interrupt=cancel_subagents(agent))
+            finish(done, agent.store, json_=json_)
 
 
 def resume(
@@ -264,6 +266,21 @@ def agent_request(
 
 
 @contextlib.contextmanager
+def json_errors(json_: bool) -> Iterator[None]:
+    """With ``--json``, a failure before or outside the run (a bad model spec, a missing
+    key) is also an ``{"type": "error"}`` line on stdout, so a program reading the
+    events sees why there are none; the one-line stderr message and exit 1 stay."""
+    from skilldeck.errors import SkilldeckError
+
+    try:
+        yield
+    except SkilldeckError as e:
+        if json_:
+            print_jsonl({"type": "error", "message": str(e)})
+        raise
+
+
+@contextlib.contextmanager
 def policy_errors() -> Iterator[None]:
     """Turn a PolicyError (an invalid skill set) into its diagnostics and exit 1."""
     from skilldeck.errors import PolicyError
@@ -304,10 +321,12 @@ def interactive(json_: bool) -> bool:
     return not json_ and sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def make_renderer(*, json_: bool, console: Console | None = None) -> Renderer:
+def make_renderer(
+    *, json_: bool, console: Console | None = None, error_line: bool = True
+) -> Renderer:
     from skilldeck.cli.render import JsonRenderer, RichRenderer
 
-    return JsonRenderer() if json_ else RichRenderer(console)
+    return JsonRenderer() if json_ else RichRenderer(console, error_line=error_line)
 
 
 def drive(
@@ -323,7 +342,8 @@ def drive(
 
     from skilldeck.agent.events import DoneEvent
 
-    out = renderer or make_renderer(json_=json_)
+    # run/resume print an error once, on stderr (finish), not also in the transcript
+    out = renderer or make_renderer(json_=json_, error_line=False)
 
     async def consume() -> DoneEvent | None:
         last: DoneEvent | None = None

@@ -29,6 +29,12 @@ from skilldeck.llm.messages import (
     Usage,
     UserMessage,
 )
+from skilldeck.llm.replies import (
+    BodyPeek,
+    check_anthropic_message,
+    check_json_reply,
+    check_sse_reply,
+)
 from skilldeck.llm.retry import RetryPolicy
 from skilldeck.llm.wire import Endpoint, SDKErrors, SDKModel, StreamState
 
@@ -134,6 +140,7 @@ class AnthropicModel(SDKModel[anthropic.AsyncAnthropic]):
     """A Messages API model. ``name`` is the spec it was made from."""
 
     sdk_errors = _SDK_ERRORS
+    api = "an Anthropic Messages API"
 
     def __init__(
         self,
@@ -168,7 +175,12 @@ class AnthropicModel(SDKModel[anthropic.AsyncAnthropic]):
         client = self._clients.get()
 
         async def attempt() -> WireMessage:
-            result: WireMessage = await client.messages.create(**params)
+            raw = await client.messages.with_raw_response.create(**params)
+            body = await raw.read()
+            check_json_reply(
+                raw.http_response, body, self.endpoint, check_anthropic_message, api=self.api
+            )
+            result: WireMessage = await raw.parse()
             return result
 
         return from_anthropic_message(await self._with_retries(attempt))
@@ -181,10 +193,11 @@ class AnthropicModel(SDKModel[anthropic.AsyncAnthropic]):
         params["stream"] = True
         client = self._clients.get()
 
-        async def attempt() -> anthropic.AsyncStream[RawMessageStreamEvent]:
-            result: anthropic.AsyncStream[RawMessageStreamEvent]
-            result = await client.messages.create(**params)
-            return result
+        async def attempt() -> tuple[anthropic.AsyncStream[RawMessageStreamEvent], BodyPeek]:
+            raw = await client.messages.with_raw_response.create(**params)
+            peek = await check_sse_reply(raw.http_response, self.endpoint, api=self.api)
+            result: anthropic.AsyncStream[RawMessageStreamEvent] = await raw.parse()
+            return result, peek
 
         async for event in self._relay(attempt, _StreamState(model=self.model), messages, tools):
             yield event
@@ -199,6 +212,8 @@ class _StreamState(StreamState[RawMessageStreamEvent]):
         self.reported_stop: str | None = None
 
     def feed(self, event: RawMessageStreamEvent) -> list[StreamEvent]:
+        if event.type in ("message_start", "content_block_start", "message_delta"):
+            self.seen += 1
         if event.type == "message_start":
             self.model = event.message.model or self.model
             self.usage = _usage(event.message.usage)

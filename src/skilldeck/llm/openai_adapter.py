@@ -28,6 +28,12 @@ from skilldeck.llm.messages import (
     Usage,
     UserMessage,
 )
+from skilldeck.llm.replies import (
+    BodyPeek,
+    check_json_reply,
+    check_openai_completion,
+    check_sse_reply,
+)
 from skilldeck.llm.retry import RetryPolicy
 from skilldeck.llm.wire import (
     Endpoint,
@@ -140,6 +146,7 @@ class OpenAIModel(SDKModel[openai.AsyncOpenAI]):
     """A chat-completions model. ``name`` is the spec it was made from."""
 
     sdk_errors = _SDK_ERRORS
+    api = "an OpenAI-compatible API (usually .../v1)"
 
     def __init__(
         self,
@@ -175,7 +182,12 @@ class OpenAIModel(SDKModel[openai.AsyncOpenAI]):
         client = self._clients.get()
 
         async def attempt() -> ChatCompletion:
-            result: ChatCompletion = await client.chat.completions.create(**params)
+            raw = await client.chat.completions.with_raw_response.create(**params)
+            http = raw.http_response
+            check_json_reply(
+                http, http.content, self.endpoint, check_openai_completion, api=self.api
+            )
+            result: ChatCompletion = raw.parse()
             return result
 
         completion = await self._with_retries(attempt)
@@ -194,18 +206,21 @@ class OpenAIModel(SDKModel[openai.AsyncOpenAI]):
             params["stream_options"] = {"include_usage": True}
         client = self._clients.get()
 
-        async def attempt() -> openai.AsyncStream[ChatCompletionChunk]:
-            result: openai.AsyncStream[ChatCompletionChunk]
+        create = client.chat.completions.with_raw_response.create
+
+        async def attempt() -> tuple[openai.AsyncStream[ChatCompletionChunk], BodyPeek]:
             try:
-                result = await client.chat.completions.create(**params)
+                raw = await create(**params)
             except openai.BadRequestError as e:
                 # some compatible servers reject stream_options: do without usage then
                 if "stream_options" not in params or "stream_options" not in str(e):
                     raise
                 self.stream_usage = False
                 del params["stream_options"]
-                result = await client.chat.completions.create(**params)
-            return result
+                raw = await create(**params)
+            peek = await check_sse_reply(raw.http_response, self.endpoint, api=self.api)
+            result: openai.AsyncStream[ChatCompletionChunk] = raw.parse()
+            return result, peek
 
         async for event in self._relay(attempt, _StreamState(model=self.model), messages, tools):
             yield event
@@ -225,6 +240,7 @@ class _StreamState(StreamState[ChatCompletionChunk]):
             self.usage = _usage(chunk.usage)
         events: list[StreamEvent] = []
         for choice in chunk.choices[:1]:
+            self.seen += 1
             delta = choice.delta
             if delta.content:
                 events.append(self.add_text(delta.content))
@@ -241,6 +257,9 @@ class _StreamState(StreamState[ChatCompletionChunk]):
             if choice.finish_reason:
                 self.finish_reason = choice.finish_reason
         return events
+
+    def missing(self) -> str | None:
+        return None if self.seen else "a stream that held no completion choices"
 
     def stop_reason(self, *, has_calls: bool) -> str:
         reason = self.finish_reason or ("tool_calls" if has_calls else "stop")

@@ -10,12 +10,14 @@ exception classes line up (``APIStatusError``, ``APIConnectionError``,
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from urllib.parse import urlsplit
 
 from skilldeck.errors import ModelConfigError, ModelConnectionError, ModelError
 from skilldeck.llm.messages import (
@@ -29,6 +31,7 @@ from skilldeck.llm.messages import (
     TurnComplete,
     Usage,
 )
+from skilldeck.llm.replies import BodyPeek, reply_error
 from skilldeck.llm.retry import Failure, RetryPolicy, call_with_retries
 
 __all__ = [
@@ -42,6 +45,7 @@ __all__ = [
     "estimate_tokens",
     "estimate_tokens_n",
     "estimate_usage",
+    "is_local_url",
     "parse_tool_arguments",
 ]
 
@@ -213,6 +217,16 @@ def _retry_after(exc: Exception) -> float | None:
 def classify_sdk_error(exc: Exception, *, sdk: SDKErrors, endpoint: Endpoint) -> Failure | None:
     """Map an SDK exception to a :class:`Failure`; None for anything not the SDK's."""
     where = f"{endpoint.spec} at {endpoint.base_url}"
+    local = is_local_url(endpoint.base_url)
+    if local and isinstance(exc, sdk.connection) and not isinstance(exc, sdk.timeout):
+        # nothing listens on this machine's port: no retry can change that
+        return Failure(
+            error=ModelConnectionError(
+                f"Cannot connect to the model server at {endpoint.base_url}: nothing "
+                "answers there. Start the server, or fix the URL (--base-url or the "
+                "provider's *_BASE_URL variable)."
+            )
+        )
     if isinstance(exc, sdk.timeout | sdk.connection):
         kind = "timed out" if isinstance(exc, sdk.timeout) else "could not connect"
         error = ModelConnectionError(
@@ -234,6 +248,18 @@ def classify_sdk_error(exc: Exception, *, sdk: SDKErrors, endpoint: Endpoint) ->
     if isinstance(exc, sdk.base):
         return Failure(error=ModelError(f"{where}: {_server_message(exc)}"))
     return None
+
+
+def is_local_url(url: str) -> bool:
+    """Whether ``url`` names this machine (``localhost``, a loopback address): a refused
+    connection there means no server is running, which no retry will change."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _classify_status(exc: Exception, *, endpoint: Endpoint, where: str) -> Failure:
@@ -297,6 +323,8 @@ class StreamState(ABC, Generic[Item_contra]):
         self.text: list[str] = []
         self.calls = ToolCallAssembler()
         self.usage: Usage | None = None
+        #: items that carried part of a reply (the subclass counts them in ``feed``)
+        self.seen = 0
 
     @abstractmethod
     def feed(self, item: Item_contra, /) -> list[StreamEvent]:
@@ -305,6 +333,11 @@ class StreamState(ABC, Generic[Item_contra]):
     @abstractmethod
     def stop_reason(self, *, has_calls: bool) -> str:
         """skilldeck's stop reason, with a fallback for streams that sent none."""
+
+    def missing(self) -> str | None:
+        """What the finished stream lacked to be a reply (None: it was one). The
+        default wants at least one item the subclass recognised (:attr:`seen`)."""
+        return None if self.seen else "a stream that held no reply events"
 
     def add_text(self, text: str) -> TextDelta:
         self.text.append(text)
@@ -328,6 +361,8 @@ class SDKModel(Generic[C]):
     translate messages; ``name`` is the spec the model was made from."""
 
     sdk_errors: ClassVar[SDKErrors]
+    #: what the base URL should point at, for messages about replies that are not
+    api: ClassVar[str]
 
     def __init__(
         self,
@@ -352,7 +387,7 @@ class SDKModel(Generic[C]):
 
     async def _relay(
         self,
-        open_stream: Callable[[], Awaitable[_EventStream[Item]]],
+        open_stream: Callable[[], Awaitable[tuple[_EventStream[Item], BodyPeek]]],
         state: StreamState[Item],
         messages: list[Message],
         tools: list[ToolSpec],
@@ -360,22 +395,42 @@ class SDKModel(Generic[C]):
         """Open the stream (with retries), then ``state``'s events for each of its items,
         then the assembled turn (with estimated usage when the server sent none). A
         failure mid-stream is mapped like one before it, but not retried: deltas were
-        already yielded."""
-        source = await self._with_retries(open_stream)
+        already yielded. A stream that is not a reply (chunks that are not JSON or not
+        of the dialect's shape, or none at all) is a ModelError quoting its start."""
+        source, peek = await self._with_retries(open_stream)
         async with source:
             try:
                 async for item in source:
-                    for event in state.feed(item):
+                    for event in self._feed(state, item, peek):
                         yield event
+            except json.JSONDecodeError as exc:
+                raise self._bad_reply(
+                    exc.doc or peek.head, "a stream chunk that is not JSON"
+                ) from exc
+            except ModelError:
+                raise
             except Exception as exc:
                 failure = self._classify(exc)
                 if failure is None:
                     raise
                 raise failure.error from exc
+        problem = state.missing()
+        if problem is not None:
+            raise self._bad_reply(peek.head, problem)
         turn = state.finish()
         if turn.usage is None:
             turn.usage = estimate_usage(messages, tools, turn)
         yield TurnComplete(message=turn)
+
+    def _feed(self, state: StreamState[Item], item: Item, peek: BodyPeek) -> list[StreamEvent]:
+        """``state.feed``; an item missing the fields it reads is the server's fault."""
+        try:
+            return state.feed(item)
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+            raise self._bad_reply(peek.head, "a stream chunk of the wrong shape") from exc
+
+    def _bad_reply(self, body: bytes | str, problem: str) -> ModelError:
+        return reply_error(self.endpoint, 200, body, problem, api=self.api)
 
     async def aclose(self) -> None:
         await self._clients.aclose()

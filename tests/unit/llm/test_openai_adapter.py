@@ -344,19 +344,42 @@ async def test_401_names_the_key_variable(tmp_path: Path) -> None:
     assert "\n" not in str(info.value)
 
 
-async def test_unreachable_server_names_the_url(tmp_path: Path) -> None:
-    def refuse(request: httpx2.Request) -> httpx2.Response:
-        raise httpx2.ConnectError("[Errno 111] Connection refused", request=request)
+def _refuse(request: httpx2.Request) -> httpx2.Response:
+    raise httpx2.ConnectError("[Errno 111] Connection refused", request=request)
 
-    transport = RecordingTransport([refuse, refuse])
+
+async def test_unreachable_remote_server_is_retried_and_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OLLAMA_HOST", "http://gpu-box.example:11434")
+    transport = RecordingTransport([_refuse, _refuse])
     policy, sleep = fast_retry(1)
     model = recorded_model("ollama:qwen2.5", tmp_path, transport, retry=policy)
     with pytest.raises(ModelConnectionError) as info:
         await model.respond([UserMessage(content="hi")], [])
     message = str(info.value)
-    assert "http://localhost:11434/v1" in message
+    assert "http://gpu-box.example:11434/v1" in message
     assert "2 attempts" in message
     assert len(sleep.delays) == 1
+
+
+@pytest.mark.parametrize(
+    "host", ["http://localhost:11434", "http://127.0.0.1:8080", "http://[::1]:8080"]
+)
+async def test_refused_local_server_fails_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host: str
+) -> None:
+    """Nothing listening on this machine will not start listening in 7 s of retries."""
+    monkeypatch.setenv("OLLAMA_HOST", host)
+    transport = RecordingTransport([_refuse, _refuse, _refuse])
+    policy, sleep = fast_retry(3)
+    model = recorded_model("ollama:qwen2.5", tmp_path, transport, retry=policy)
+    with pytest.raises(ModelConnectionError) as info:
+        await model.respond([UserMessage(content="hi")], [])
+    assert f"{host}/v1" in str(info.value)
+    assert "nothing answers there" in str(info.value)
+    assert sleep.delays == []
+    assert len(transport.requests) == 1
 
 
 async def test_stream_error_status_is_mapped(tmp_path: Path) -> None:
