@@ -278,7 +278,8 @@ class SkillTool(Tool):
         )
 
     async def _run_code(self, skill: Skill, raw_args: Any, ctx: ToolContext) -> ToolResult:
-        instance = load_code_skill(skill, settings=self.settings)
+        box = Sandbox.for_state(ctx.state, self.settings)  # untrusted: runs in it
+        instance = load_code_skill(skill, settings=self.settings, sandbox=box)
         per_skill = ctx.state.setdefault("code_skill_state", {}).setdefault(skill.name, {})
         skill_ctx = SkillContext(
             tools=self._dispatcher(skill, ctx),
