@@ -28,6 +28,7 @@ _GROUPS: dict[str, tuple[str, list[str]]] = {
             "skilldeck.cli.skills_exec_cmd",
             "skilldeck.cli.skills_match_cmd",
             "skilldeck.cli.skills_pkg_cmd",
+            "skilldeck.cli.skills_trust_cmd",
         ],
     ),
     "sessions": ("List and inspect stored sessions.", ["skilldeck.cli.sessions_cmd"]),
