@@ -319,20 +319,22 @@ def untrusted_message(assessment: Assessment, home: Path) -> str | None:
     if not ignored:
         return None
     ws, what = assessment.workspace, ", ".join(ignored)
-    how = f"review them, then run `skilldeck trust {ws}`"
+    config = f"{WORKSPACE_DIRNAME}/{CONFIG_FILENAME}"
     if assessment.state is TrustState.CHANGED:
         return (
-            f"{ws}: ignoring {what}: {WORKSPACE_DIRNAME}/{CONFIG_FILENAME} changed since "
-            f"you trusted this folder (a model or a checkout may have written it); "
-            f"{how} again to use them"
+            f"{ws}: ignoring {what}: {config} changed since you trusted this folder (a "
+            f"model or a checkout may have written it); review it, then run "
+            f"`skilldeck trust {ws}` again"
         )
     if assessment.state is TrustState.UNREADABLE:
         return (
-            f"{ws}: ignoring {what}: {WORKSPACE_DIRNAME}/{CONFIG_FILENAME} "
-            f"{assessment.reason}; make it a regular TOML file, then run "
-            f"`skilldeck trust {ws}` to use them"
+            f"{ws}: ignoring {what}: {config} {assessment.reason}; make it a regular "
+            f"TOML file, then run `skilldeck trust {ws}`"
         )
-    return f"{ws}: ignoring {what}: this folder is not trusted; {how} to use them"
+    return (
+        f"{ws}: ignoring {what}: this folder is not trusted (a cloned repository or a "
+        f"model may have written them); review them, then run `skilldeck trust {ws}`"
+    )
 
 
 def warn_if_ignored(assessment: Assessment, home: Path) -> None:
@@ -363,7 +365,7 @@ def describe_workspace(assessment: Assessment, home: Path) -> list[str]:
     for sub in (*WORKSPACE_SKILL_ROOTS, WORKSPACE_AGENTS):
         if (ws / sub).is_dir():
             count = sum(1 for _ in _limited((ws / sub).glob("*/*.md"), 10_000))
-            lines.append(f"  {sub}/ ({count} entries with a .md file)")
+            lines.append(f"  {sub}/ ({count} folders holding a .md file)")
     return lines
 
 
