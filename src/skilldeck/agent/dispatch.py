@@ -13,6 +13,11 @@ a tool is a boundary, and one broken tool must not end the run.
 A skill loaded with the ``Skill`` tool tells the gate (when it is a
 :class:`~skilldeck.agent.permissions.SkillAwareGate`) which tools it pre-approves and
 which it forbids, for the rest of the session.
+
+The dispatcher also hands the tools the session's rules as a question about one path
+(``ctx.path_filter``, see :func:`gate_path_filter`): Glob and Grep ask it about every
+file and folder they walk, so a ``Read(./secrets/**)`` deny hides ``secrets/`` from a
+search of the whole workspace. And it hands them the run's wall-clock deadline.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -36,12 +42,45 @@ from skilldeck.agent.gate import (
 )
 from skilldeck.agent.permissions import SkillAwareGate
 from skilldeck.llm.messages import ToolCall
-from skilldeck.tools.base import ToolContext, ToolRegistry, ToolResult
+from skilldeck.skills.pathrules import tool_path_key
+from skilldeck.tools.base import PathFilter, PathVerdict, ToolContext, ToolRegistry, ToolResult
 
 log = logging.getLogger(__name__)
 
 #: at most this many tool calls of one turn run at the same time
 MAX_PARALLEL_TOOLS = 16
+
+
+def gate_path_filter(gate: ToolGate, ctx: ToolContext) -> PathFilter:
+    """``(tool, path) -> PathVerdict``: the gate's decision on ``tool`` called on exactly
+    ``path``, so a search is filtered by the same rules (config, flags, skills'
+    forbidden tools, the session's learnt rules, sub-agent scopes) as a direct call.
+
+    The gate is asked synchronously (a search walks in a worker thread): its ``check``
+    coroutine is driven by hand and, if it truly awaits something, re-run on the event
+    loop. Anything that fails is a ``deny``.
+    """
+
+    def verdict(tool: str, path: Path) -> PathVerdict:
+        key = tool_path_key(tool) or "path"
+        call = ToolCall(id="path-filter", name=tool, input={key: str(path)})
+        try:
+            decision = _check_now(gate, call, ctx)
+        except Exception as e:
+            return PathVerdict("deny", f"the permission check failed ({type(e).__name__})")
+        return PathVerdict(decision.kind, decision.message)
+
+    return verdict
+
+
+def _check_now(gate: ToolGate, call: ToolCall, ctx: ToolContext) -> Any:
+    coro = gate.check(call, ctx)
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return done.value
+    coro.close()
+    return anyio.from_thread.run(gate.check, call, ctx)
 
 
 @dataclass
@@ -75,6 +114,12 @@ class Dispatcher:
     limiter: anyio.CapacityLimiter = field(
         default_factory=lambda: anyio.CapacityLimiter(MAX_PARALLEL_TOOLS)
     )
+    #: ``time.monotonic()`` at which the run's ``max_wall_seconds`` ends (None: never)
+    deadline: float | None = None
+
+    def __post_init__(self) -> None:
+        self.ctx.path_filter = gate_path_filter(self.gate, self.ctx)
+        self.ctx.deadline = self.deadline
 
     async def dispatch(self, calls: list[ToolCall]) -> list[Outcome]:
         outcomes = [await self._decide(call) for call in calls]

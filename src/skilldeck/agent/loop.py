@@ -315,7 +315,9 @@ class Agent:
 
     def _dispatcher(self, run: RunState) -> Dispatcher:
         emit = functools.partial(self.recorder.emit, run)
-        return Dispatcher(self.tools, self.gate, run.ctx, emit, self.approver)
+        wall = self.limits.max_wall_seconds
+        deadline = None if wall is None else run.started + wall
+        return Dispatcher(self.tools, self.gate, run.ctx, emit, self.approver, deadline=deadline)
 
     # ---- pause and resume ----------------------------------------------------------
 

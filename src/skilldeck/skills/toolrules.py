@@ -180,7 +180,7 @@ def _specifier_matches(
         return bash_rule_matches(spec, str(tool_input.get("command", "")), deny=deny)
     if tool_name in PATH_TOOLS:
         target = path_argument(tool_name, tool_input, workspace)
-        return target is not None and path_rule_matches(spec, target, workspace)
+        return target is not None and path_rule_matches(spec, target, workspace, deny=deny)
     if tool_name == "WebFetch" and spec.startswith("domain:"):
         url = str(tool_input.get("url", ""))
         return domain_rule_matches(spec.removeprefix("domain:"), url, deny=deny)

@@ -1,21 +1,29 @@
-"""The matching half of Grep: file types, reading one file safely, finding and
-rendering its matching lines the way ripgrep prints them."""
+"""The matching half of Grep: file types, reading one file safely, finding matching
+lines in a killable worker process, rendering them the way ripgrep prints them."""
 
 from __future__ import annotations
 
-import bisect
+import contextlib
+import json
 import os
-import re
+import select
 import stat
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skilldeck.errors import ToolError
+from skilldeck.tools import _grepworker
+from skilldeck.tools._grepworker import frame, multiline_lines, split_lines
+from skilldeck.tools._guard import Budget
 from skilldeck.tools._text import looks_binary
 from skilldeck.tools._walk import Entry
 
 #: Files larger than this are skipped (and counted in a note).
 MAX_GREP_BYTES = 20 * 1024 * 1024
 _MAX_LINE = 2000
+_WORKER = _grepworker.__file__
 
 #: ripgrep's type names (a subset), as globs over the file name.
 FILE_TYPES: dict[str, tuple[str, ...]] = {
@@ -112,60 +120,105 @@ def read_entry(entry: Entry) -> bytes | None:
         return fh.read(MAX_GREP_BYTES + 1)
 
 
-def _prefilter(rx: re.Pattern[str]) -> re.Pattern[str] | None:
-    """A whole-text version of a per-line pattern, to skip non-matching files fast.
-
-    Only used when a whole-text miss provably means every line misses (no
-    lookaround or absolute anchors, whose meaning changes across line breaks).
-    """
-    if any(tok in rx.pattern for tok in ("(?", r"\A", r"\Z", r"\z")):
-        return None
-    return re.compile(rx.pattern, rx.flags | re.MULTILINE)
+class MatchTimeout(Exception):
+    """The regex worker did not answer within the call's budget (it was killed)."""
 
 
-def match_text(
-    path: Path,
-    mtime: float,
-    data: bytes,
-    rx: re.Pattern[str],
-    *,
-    multiline: bool,
-    want_lines: bool,
+class RegexWorker:
+    """The child process that runs Grep's regex (see :mod:`._grepworker`); use as a
+    context manager: leaving it always kills the child."""
+
+    def __init__(
+        self, pattern: str, *, ignore_case: bool, multiline: bool, want_lines: bool
+    ) -> None:
+        self.pattern, self.multiline, self.want_lines = pattern, multiline, want_lines
+        self._header = json.dumps(
+            {
+                "pattern": pattern,
+                "ignore_case": ignore_case,
+                "multiline": multiline,
+                "want_lines": want_lines,
+            }
+        ).encode()
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, budget: Budget) -> None:
+        """Spawn the worker and compile the pattern there; a bad pattern is a ToolError."""
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", _WORKER],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                close_fds=True,
+            )
+        except OSError as e:
+            raise ToolError(f"Grep cannot start its regex worker ({e.strerror}).") from e
+        answer = json.loads(self._ask(self._header, budget))
+        if "error" in answer:
+            raise ToolError(f"Invalid regular expression {self.pattern!r}: {answer['error']}.")
+
+    def match(self, data: bytes, budget: Budget) -> list[int]:
+        """Matched 0-based line indexes of ``data``; raises MatchTimeout at the deadline."""
+        hits = json.loads(self._ask(data, budget))
+        return [int(i) for i in hits]
+
+    def _ask(self, data: bytes, budget: Budget) -> bytes:
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(frame(data))
+            proc.stdin.flush()
+        except OSError as e:
+            raise ToolError("Grep's regex worker stopped unexpectedly.") from e
+        fd = proc.stdout.fileno()
+        head = _read_exact(fd, 4, budget)
+        return _read_exact(fd, int.from_bytes(head, "big"), budget)
+
+    def __enter__(self) -> RegexWorker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        with contextlib.suppress(OSError):
+            proc.kill()
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+
+def _read_exact(fd: int, size: int, budget: Budget) -> bytes:
+    """``size`` bytes from ``fd``, waiting no longer than the budget allows."""
+    chunks: list[bytes] = []
+    got = 0
+    while got < size:
+        ready, _, _ = select.select([fd], [], [], budget.remaining())
+        if not ready:
+            budget.hit = True
+            raise MatchTimeout
+        chunk = os.read(fd, min(size - got, 1 << 20))
+        if not chunk:
+            raise ToolError("Grep's regex worker stopped unexpectedly.")
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def match_file(
+    worker: RegexWorker, path: Path, mtime: float, data: bytes, budget: Budget
 ) -> FileMatches | None:
-    """Find the lines of ``data`` that match; None for no match or a binary file."""
+    """The matches of one file's bytes; None for no match or a binary file."""
     if looks_binary(data):
         return None
+    hits = worker.match(data, budget)
+    if not hits:
+        return None
+    if not worker.want_lines:
+        return FileMatches(path, mtime, matched=hits[:1])
     text = data.decode("utf-8", errors="replace")
-    if multiline:
-        return _match_multiline(path, mtime, text, rx, want_lines=want_lines)
-    pre = _prefilter(rx)
-    if pre is not None and not pre.search(text):
-        return None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-    if not want_lines:
-        first = next((i for i, line in enumerate(lines) if rx.search(line)), None)
-        return None if first is None else FileMatches(path, mtime, matched=[first])
-    matched = [i for i, line in enumerate(lines) if rx.search(line)]
-    return FileMatches(path, mtime, lines, matched) if matched else None
-
-
-def _match_multiline(
-    path: Path, mtime: float, text: str, rx: re.Pattern[str], *, want_lines: bool
-) -> FileMatches | None:
-    if not want_lines:
-        return FileMatches(path, mtime, matched=[0]) if rx.search(text) else None
-    starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    hit: set[int] = set()
-    for m in rx.finditer(text):
-        first = bisect.bisect_right(starts, m.start()) - 1
-        last = bisect.bisect_right(starts, max(m.end() - 1, m.start())) - 1
-        hit.update(range(first, last + 1))
-    if not hit:
-        return None
-    lines = [line.removesuffix("\r") for line in text.split("\n")]
-    if len(lines) > 1 and lines[-1] == "":
-        lines.pop()
-    return FileMatches(path, mtime, lines, sorted(i for i in hit if i < len(lines)))
+    lines = multiline_lines(text) if worker.multiline else split_lines(text)
+    return FileMatches(path, mtime, lines, hits)

@@ -9,9 +9,10 @@ async ``run``. Model mistakes — bad arguments, missing files — come back as
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -46,6 +47,21 @@ class ToolResult:
         return cls(content=message, is_error=True)
 
 
+@dataclass(frozen=True)
+class PathVerdict:
+    """What the permission system says about one tool touching one (resolved) path:
+    ``allow``, ``deny`` or ``ask`` (``reason`` names the rule, so a search whose own
+    call was approved after an ``ask`` can tell the same rule from a narrower one)."""
+
+    kind: Literal["allow", "deny", "ask"]
+    reason: str = ""
+
+
+#: ``(tool name, resolved path) -> PathVerdict``: set by the agent from its gate, so
+#: Glob and Grep can leave out what the session's rules forbid while they walk
+PathFilter = Callable[[str, Path], PathVerdict]
+
+
 @dataclass
 class ToolContext:
     """Everything a tool may touch. One per session (shared by its tool calls)."""
@@ -64,6 +80,14 @@ class ToolContext:
     state: dict[str, Any] = field(default_factory=dict)
     #: injected collaborators: "web_search" backend, "http_transport", "llm", …
     services: dict[str, Any] = field(default_factory=dict)
+    #: the session's permission rules as a question about one path (None: no rules);
+    #: file tools ask it about the resolved path, Glob/Grep about every entry walked
+    path_filter: PathFilter | None = None
+    #: ``time.monotonic()`` by which a tool must have stopped (the run's
+    #: ``agent.max_wall_seconds``); None: only the per-call budget applies
+    deadline: float | None = None
+    #: seconds one Glob/Grep call may take at most (also capped by ``deadline``)
+    call_budget: float = 30.0
 
     def __post_init__(self) -> None:
         if not self.roots:

@@ -18,12 +18,14 @@ import anyio.to_thread
 from pydantic import BaseModel, Field
 
 from skilldeck.errors import ToolError
-from skilldeck.tools._text import SNIFF_BYTES, looks_binary, number_line, strip_eol
+from skilldeck.tools._text import SNIFF_BYTES, capped_lines, looks_binary, number_line, strip_eol
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
 from skilldeck.tools.paths import confine, open_regular, read_bytes, stat_existing, write_atomic
 
 READ_STATE = "read_files"
 DEFAULT_LINE_LIMIT = 2000
+#: characters of one line Read shows; longer lines are cut (and said to be)
+MAX_LINE_CHARS = 2000
 MAX_READ_BYTES = 256 * 1024 * 1024
 _BINARY_WORDS = (
     ".png .jpg .jpeg .gif .webp .bmp .ico .tif .tiff .pdf .zip .gz .tgz .bz2 .xz .7z .so "
@@ -93,7 +95,21 @@ class ReadTool(Tool):
         return await anyio.to_thread.run_sync(_read, path, args, ctx)
 
 
+def _check_visible(path: Path, ctx: ToolContext) -> None:
+    """The session's rules, asked about the resolved path (the gate judged both the
+    literal and resolved spellings already; this holds for callers past the gate)."""
+    if ctx.path_filter is None:
+        return
+    try:
+        verdict = ctx.path_filter("Read", path)
+    except Exception as e:  # fail closed
+        raise ToolError(f"Refusing {path}: the permission check failed ({e}).") from e
+    if verdict.kind == "deny":
+        raise ToolError(f"Permission denied: {path}: {verdict.reason or 'denied by a rule'}.")
+
+
 def _read(path: Path, args: ReadInput, ctx: ToolContext) -> ToolResult:
+    _check_visible(path, ctx)
     opened = open_regular(path, ctx)
     with os.fdopen(opened.fd, "rb") as fh:
         if opened.stat.st_size == 0:
@@ -135,15 +151,22 @@ def _read(path: Path, args: ReadInput, ctx: ToolContext) -> ToolResult:
 
 
 def _numbered_lines(fh: Any, *, start: int, limit: int, budget: int) -> tuple[list[str], int]:
-    """The numbered lines from ``start``: at most ``limit`` lines and ``budget`` chars."""
+    """The numbered lines from ``start``: at most ``limit`` lines and ``budget`` chars.
+
+    Lines are streamed (:func:`capped_lines`): only the head of each line is ever held,
+    so memory stays bounded whatever the file's shape.
+    """
     shown: list[str] = []
     used = 0
     total = 0
     full = False
-    for total, raw in enumerate(fh, 1):
+    keep = MAX_LINE_CHARS * 4 + 4  # enough bytes for MAX_LINE_CHARS UTF-8 characters
+    for total, (raw, length) in enumerate(capped_lines(fh, keep), 1):
         if total < start or full:
             continue
-        line = number_line(total, strip_eol(raw.decode("utf-8", errors="replace")))
+        text = strip_eol(raw.decode("utf-8", errors="replace"))
+        cut = length if length > len(raw) else None
+        line = number_line(total, text, max_chars=MAX_LINE_CHARS, full_bytes=cut)
         if len(shown) >= limit or (shown and used + len(line) + 1 > budget):
             full = True
             continue

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck.errors import ToolError
+from skilldeck.tools._guard import protected_reason, refusal_message, system_spelling
 from skilldeck.tools.base import ToolContext
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -109,17 +110,29 @@ def confine(path: str, ctx: ToolContext, *, must_exist: bool = False, write: boo
         raise ToolError(f"Invalid path {path!r}: it contains a NUL byte.")
     raw = Path(os.path.expanduser(path))
     candidate = raw if raw.is_absolute() else Path(ctx.workspace) / raw
+    roots = allowed_roots(ctx, write=write)
+    tree = system_spelling(str(candidate), [*roots, *(Path(r) for r in ctx.roots)])
+    if tree is not None:
+        raise ToolError(
+            f"Path {path!r} goes through {tree}, which file tools never use (the same file "
+            f"has many names there). Name the file by its real path under: "
+            f"{_describe_roots(ctx, write=write)}."
+        )
     try:
         real = Path(os.path.realpath(candidate))
     except (OSError, ValueError) as e:
         raise ToolError(f"Cannot resolve path {path!r}: {e}") from e
-    if _root_for(real, allowed_roots(ctx, write=write)) is None:
+    if _root_for(real, roots) is None:
         verb = "write to" if write else "access"
         via = f" (it resolves to {real})" if str(real) != os.path.normpath(candidate) else ""
         raise ToolError(
             f"Path {path!r} is outside the allowed directories{via}. File tools may only "
             f"{verb} files under: {_describe_roots(ctx, write=write)}."
         )
+    if write:
+        reason = protected_reason(real, roots, ctx)
+        if reason is not None:
+            raise ToolError(refusal_message(real, reason))
     if must_exist and not os.path.lexists(real):
         raise ToolError(f"File does not exist: {real}.{_suggest(real)}")
     return real
@@ -160,7 +173,7 @@ def _walk_to_parent(real: Path, ctx: ToolContext, *, write: bool, create: bool) 
             child = _step_into(fd, part, real, create=create)
             os.close(fd)
             fd = child
-        _verify_fd(fd, ctx, write=write, expected=real.parent)
+        _verify_fd(fd, ctx, write=write, expected=real.parent, name=parts[-1])
     except BaseException:
         os.close(fd)
         raise
@@ -194,8 +207,10 @@ def _step_into(fd: int, part: str, real: Path, *, create: bool) -> int:
     return child
 
 
-def _verify_fd(fd: int, ctx: ToolContext, *, write: bool, expected: Path) -> None:
-    """Re-check where an open descriptor really is (catches renames out of a root)."""
+def _verify_fd(fd: int, ctx: ToolContext, *, write: bool, expected: Path, name: str = "") -> None:
+    """Re-check where an open descriptor really is (catches renames out of a root and,
+    for a write, a control folder renamed into the path: ``name`` is the entry the
+    caller will create in the directory ``fd``)."""
     try:
         actual = Path(os.readlink(_PROC_FD / str(fd)))
     except OSError:  # no /proc: compare the inode at the expected path instead
@@ -206,8 +221,13 @@ def _verify_fd(fd: int, ctx: ToolContext, *, write: bool, expected: Path) -> Non
         if not same:
             raise ToolError(f"Refusing {expected}: it changed while it was being opened.") from None
         return
-    if _root_for(actual, allowed_roots(ctx, write=write)) is None:
+    roots = allowed_roots(ctx, write=write)
+    if _root_for(actual, roots) is None:
         raise ToolError(f"Refusing {expected}: it now lies outside the allowed directories.")
+    if write:
+        reason = protected_reason(actual / name if name else actual, roots, ctx)
+        if reason is not None:
+            raise ToolError(refusal_message(actual / name if name else actual, reason))
 
 
 def _check_regular(st: os.stat_result, real: Path) -> None:

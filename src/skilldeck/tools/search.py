@@ -5,12 +5,17 @@ files, hidden files and noise directories (``.git``, ``node_modules``…), does 
 follow symlinks, and prints ``path:line:text`` / ``path-line-text`` for matches and
 context. Glob lists files newest first, capped, like Claude Code. ``.gitignore`` is
 not consulted.
+
+Both leave out what the session's permission rules deny (``Read(./secrets/**)``
+hides ``secrets/`` from a search of the whole workspace; a denied folder is not even
+entered), and both stop at their wall clock (:class:`~._guard.Budget`): the walk
+checks it per entry, and Grep's regex runs in a worker process that is killed when
+the budget ends, so ``(a+)+$`` cannot outlive the run.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -19,9 +24,26 @@ import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field
 
 from skilldeck.errors import ToolError
-from skilldeck.tools._grep import FILE_TYPES, MAX_GREP_BYTES, FileMatches, match_text, read_entry
+from skilldeck.skills.globmatch import GlobMatcher
+from skilldeck.tools._grep import (
+    FILE_TYPES,
+    MAX_GREP_BYTES,
+    FileMatches,
+    MatchTimeout,
+    RegexWorker,
+    match_file,
+    read_entry,
+)
+from skilldeck.tools._guard import Budget, Visibility
 from skilldeck.tools._text import cap_text
-from skilldeck.tools._walk import compile_glob, literal_prefix, pattern_prunes, walk_files
+from skilldeck.tools._walk import (
+    MAX_DEPTH,
+    WalkStats,
+    compile_glob,
+    literal_prefix,
+    pattern_prunes,
+    walk_files,
+)
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
 from skilldeck.tools.paths import confine, open_regular
 
@@ -31,6 +53,24 @@ GLOB_LIMIT = 100
 def _search_dir(path: str | None, ctx: ToolContext) -> Path:
     """The confined place to search: ``path`` if given, else the workspace."""
     return confine(path or str(ctx.workspace), ctx, must_exist=True)
+
+
+def _visibility(ctx: ToolContext, tool: str, base: Path) -> Visibility:
+    """The rules' view for one search; a search rooted in a denied path is refused."""
+    seen = Visibility(ctx, tool, base)
+    verdict = seen.root_verdict
+    if verdict.kind == "deny":
+        raise ToolError(f"Permission denied: {base}: {verdict.reason or 'denied by a rule'}.")
+    return seen
+
+
+def _closing_note(seen: Visibility, stats: WalkStats, budget: Budget, what: str) -> str:
+    notes = [n for n in (seen.note(),) if n]
+    if stats.too_deep:
+        notes.append(f"{stats.too_deep} folder(s) deeper than {MAX_DEPTH} levels not searched")
+    if budget.hit:
+        notes.append(budget.note(what))
+    return f"\n({'; '.join(notes)}.)" if notes else ""
 
 
 # ---- Glob ------------------------------------------------------------------------
@@ -74,14 +114,24 @@ class GlobTool(Tool):
 
 
 def _glob(base: Path, pattern: str, ctx: ToolContext) -> ToolResult:
-    rx = compile_glob(pattern)
+    matcher = compile_glob(pattern)
+    seen = _visibility(ctx, "Glob", base)
+    budget, stats = Budget(ctx), WalkStats()
     found = [
         (e.st.st_mtime, str(e.path))
-        for e in walk_files(base, ctx, prune=pattern_prunes(pattern))
-        if rx.match(e.rel)
+        for e in walk_files(
+            base,
+            ctx,
+            prune=pattern_prunes(pattern),
+            visible=seen.visible,
+            budget=budget,
+            stats=stats,
+        )
+        if matcher.match(e.rel)
     ]
+    note = _closing_note(seen, stats, budget, f"finding {len(found)} file(s)")
     if not found:
-        return ToolResult(content="No files found", data={"files": [], "total": 0})
+        return ToolResult(content="No files found" + note, data={"files": [], "total": 0})
     found.sort(key=lambda t: (-t[0], t[1]))
     files = [p for _, p in found[:GLOB_LIMIT]]
     text = "\n".join(files)
@@ -90,7 +140,8 @@ def _glob(base: Path, pattern: str, ctx: ToolContext) -> ToolResult:
             f"\n(Results are truncated: showing the {GLOB_LIMIT} most recently modified of "
             f"{len(found)} files. Use a more specific path or pattern.)"
         )
-    return ToolResult(content=text, data={"files": files, "total": len(found)})
+    data = {"files": files, "total": len(found), "partial": budget.hit}
+    return ToolResult(content=text + note, data=data)
 
 
 # ---- Grep ------------------------------------------------------------------------
@@ -156,18 +207,12 @@ class GrepTool(Tool):
 
     async def run(self, input: Any, ctx: ToolContext) -> ToolResult:
         args: GrepInput = input
-        flags = re.IGNORECASE if args.ignore_case else 0
-        flags |= re.DOTALL | re.MULTILINE if args.multiline else 0
-        try:
-            rx = re.compile(args.pattern, flags)
-        except re.error as e:
-            raise ToolError(f"Invalid regular expression {args.pattern!r}: {e}.") from e
         if args.type and args.type not in FILE_TYPES:
             raise ToolError(
                 f"Unknown file type {args.type!r}. Known types: {', '.join(sorted(FILE_TYPES))}."
             )
         target = _search_dir(args.path, ctx)
-        return await anyio.to_thread.run_sync(_grep, target, rx, args, ctx)
+        return await anyio.to_thread.run_sync(_grep, target, args, ctx)
 
 
 @dataclass
@@ -175,34 +220,47 @@ class _Scan:
     results: list[FileMatches] = field(default_factory=list)
     skipped_hardlinks: int = 0
     skipped_large: int = 0
+    searched: int = 0
 
 
-def _grep(target: Path, rx: re.Pattern[str], args: GrepInput, ctx: ToolContext) -> ToolResult:
+def _grep(target: Path, args: GrepInput, ctx: ToolContext) -> ToolResult:
     ctx_lines = args.context or 0
     before = args.before if args.before is not None else ctx_lines
     after = args.after if args.after is not None else ctx_lines
-    want_lines = args.output_mode != "files_with_matches"
-    scan = _Scan()
+    seen = _visibility(ctx, "Grep", target)
+    budget, stats, scan = Budget(ctx), WalkStats(), _Scan()
     single = target.is_file()
-    if single:
-        opened = open_regular(target, ctx)
-        with os.fdopen(opened.fd, "rb") as fh:
-            data = fh.read(MAX_GREP_BYTES + 1)
-        found = match_text(
-            target,
-            opened.stat.st_mtime,
-            data,
-            rx,
-            multiline=args.multiline,
-            want_lines=want_lines,
-        )
-        scan.results = [found] if found else []
-    else:
-        _scan_dir(target, rx, args, ctx, scan, want_lines=want_lines)
-    return _render(scan, args, before=before, after=after, single=single)
+    worker = RegexWorker(
+        args.pattern,
+        ignore_case=args.ignore_case,
+        multiline=args.multiline,
+        want_lines=args.output_mode != "files_with_matches",
+    )
+    with worker:
+        try:
+            worker.start(budget)
+            if single:
+                _scan_file(target, worker, ctx, scan, budget)
+            else:
+                _scan_dir(target, worker, args, ctx, scan, seen, budget, stats)
+        except MatchTimeout:
+            pass  # budget.hit is set; what was found so far is returned
+    note = _closing_note(seen, stats, budget, f"searching {scan.searched} file(s)")
+    return _render(scan, args, before=before, after=after, single=single, note=note)
 
 
-def _file_filter(args: GrepInput) -> tuple[list[re.Pattern[str]], re.Pattern[str] | None, bool]:
+def _scan_file(
+    target: Path, worker: RegexWorker, ctx: ToolContext, scan: _Scan, budget: Budget
+) -> None:
+    opened = open_regular(target, ctx)
+    with os.fdopen(opened.fd, "rb") as fh:
+        data = fh.read(MAX_GREP_BYTES + 1)
+    found = match_file(worker, target, opened.stat.st_mtime, data, budget)
+    scan.searched = 1
+    scan.results = [found] if found else []
+
+
+def _file_filter(args: GrepInput) -> tuple[list[GlobMatcher], GlobMatcher | None, bool]:
     types = [compile_glob(g) for g in FILE_TYPES.get(args.type or "", ())]
     rx = compile_glob(args.glob) if args.glob else None
     return types, rx, bool(args.glob and "/" in args.glob)
@@ -210,15 +268,17 @@ def _file_filter(args: GrepInput) -> tuple[list[re.Pattern[str]], re.Pattern[str
 
 def _scan_dir(
     base: Path,
-    rx: re.Pattern[str],
+    worker: RegexWorker,
     args: GrepInput,
     ctx: ToolContext,
     scan: _Scan,
-    *,
-    want_lines: bool,
+    seen: Visibility,
+    budget: Budget,
+    stats: WalkStats,
 ) -> None:
     types, glob_rx, glob_on_path = _file_filter(args)
-    for entry in walk_files(base, ctx, skip_hidden=True):
+    walk = walk_files(base, ctx, skip_hidden=True, visible=seen.visible, budget=budget, stats=stats)
+    for entry in walk:
         if entry.is_link:  # ripgrep does not follow symlinks by default
             continue
         if types and not any(t.match(entry.name) for t in types):
@@ -234,19 +294,15 @@ def _scan_dir(
         data = read_entry(entry)
         if data is None:
             continue
-        found = match_text(
-            entry.path,
-            entry.st.st_mtime,
-            data,
-            rx,
-            multiline=args.multiline,
-            want_lines=want_lines,
-        )
+        found = match_file(worker, entry.path, entry.st.st_mtime, data, budget)
+        scan.searched += 1
         if found:
             scan.results.append(found)
 
 
-def _render(scan: _Scan, args: GrepInput, *, before: int, after: int, single: bool) -> ToolResult:
+def _render(
+    scan: _Scan, args: GrepInput, *, before: int, after: int, single: bool, note: str
+) -> ToolResult:
     results = scan.results
     limit = args.head_limit
     if args.output_mode == "files_with_matches":
@@ -274,7 +330,7 @@ def _render(scan: _Scan, args: GrepInput, *, before: int, after: int, single: bo
         text = "\n".join(shown) if lines else "No matches found"
     if limit and len(lines) > limit:
         text += f"\n\n(Showing the first {limit} of {len(lines)} entries: head_limit={limit}.)"
-    notes = _notes(scan)
+    notes = _notes(scan) + note
     data = {"files": [str(r.path) for r in results], "mode": args.output_mode}
     return ToolResult(content=cap_text(text + notes), data=data)
 
