@@ -1,8 +1,11 @@
-"""Code skills: loading (trust, audit, one subclass), context, results, can_handle."""
+"""Code skills: where they run (trust by content, out of process otherwise), one
+subclass, context, results, can_handle."""
 
 from __future__ import annotations
 
 import logging
+import os
+import shutil
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -12,15 +15,17 @@ import pytest
 
 from skilldeck.config import Settings
 from skilldeck.errors import SkillExecutionError, SkillUnavailableError
+from skilldeck.skills._srcimport import snapshot_code
+from skilldeck.skills.codehost import IsolatedCodeSkill
 from skilldeck.skills.codeskill import (
     CodeSkill,
-    NoTools,
     SkillContext,
     SkillResult,
     keyword_score,
     load_code_skill,
     run_code_skill,
 )
+from skilldeck.skills.codetrust import TrustStore, bundled_skills_dir, trust_file
 from skilldeck.skills.skill import Skill, SkillKind, SkillSource
 from skilldeck.skills.spec import SkillMetadata
 
@@ -57,8 +62,24 @@ def make_code_skill(root: Path, source: str, *, name: str = "counter", **extra: 
     )
 
 
-def settings(mode: str = "audit", trusted: tuple[str, ...] = ()) -> Settings:
-    return Settings(skills={"code_skills": mode, "trusted": list(trusted)})
+def settings(
+    mode: str = "sandboxed", trusted: tuple[str, ...] = (), home: Path | None = None
+) -> Settings:
+    extra: dict[str, Any] = {}
+    if home is not None:
+        extra = {"home": home / "home", "workspace": home}
+    return Settings(skills={"code_skills": mode, "trusted": list(trusted)}, **extra)
+
+
+PID = """
+import os as _os
+Counter.execute_counter = Counter.execute
+async def _pid(self, ctx):
+    if isinstance(ctx.args, dict) and "pid" in ctx.args:
+        return SkillResult(success=True, output=f"pid={_os.getpid()}")
+    return await self.execute_counter(ctx)
+Counter.execute = _pid
+"""
 
 
 class FakeResult:
@@ -80,39 +101,63 @@ class FakeLLM:
         return f"llm saw: {prompt}"
 
 
-async def test_loads_and_executes_with_tools_and_llm(tmp_path: Path) -> None:
+def trust(skill: Skill, conf: Settings) -> None:
+    TrustStore(trust_file(conf)).trust(skill.name, snapshot_code(skill.folder))
+
+
+async def run(instance: CodeSkill, **kw: Any) -> SkillResult:
+    return await run_code_skill(instance, SkillContext(**kw), timeout=60)
+
+
+async def test_untrusted_skill_runs_out_of_process_with_tools_and_llm(tmp_path: Path) -> None:
     skill = make_code_skill(tmp_path, GOOD)
-    instance = load_code_skill(skill, settings=settings())
-    assert instance.skill is skill and instance.metadata.name == "counter"
+    instance = load_code_skill(skill, settings=settings(home=tmp_path))
+    assert isinstance(instance, IsolatedCodeSkill) and instance.metadata.name == "counter"
     tools = FakeTools()
-    ctx = SkillContext(
-        tools=tools, llm=FakeLLM(), session="s9", args={"pattern": "*.py"}, config={"k": 1}
+    result = await run(
+        instance,
+        tools=tools,
+        llm=FakeLLM(),
+        session="s9",
+        args={"pattern": "*.py"},
+        config={"k": 1},
     )
-    result = await run_code_skill(instance, ctx, timeout=10)
-    assert result.success and result.output == "2 files; llm saw: 2 files"
-    assert result.metadata == {"files": ["a.py", "b.py"], "session": "s9", "config": {"k": 1}}
+    assert result.success and result.output == "2 files; llm saw: 2 files", result.error
+    assert result.metadata["files"] == ["a.py", "b.py"]
+    assert result.metadata["session"] == "s9" and result.metadata["config"] == {"k": 1}
     assert tools.calls == [("Glob", {"pattern": "*.py"})]
 
 
-async def test_no_tools_dispatcher_returns_error_results() -> None:
-    outcome = await NoTools().call("Bash", {"command": "ls"})
-    assert outcome.is_error and "No tools" in outcome.content
+async def test_trusted_skill_runs_in_process_until_edited(tmp_path: Path) -> None:
+    conf = settings(home=tmp_path)
+    skill = make_code_skill(tmp_path, GOOD + PID)
+    trust(skill, conf)
+    instance = load_code_skill(skill, settings=conf)
+    assert type(instance).__name__ == "Counter"
+    assert (await run(instance, args={"pid": 1})).output == f"pid={os.getpid()}"
+    (skill.folder / "helper.py").write_text("X = 1\n")  # any .py change untrusts
+    fresh = Skill(metadata=skill.metadata, folder=skill.folder, skill_md=skill.skill_md)
+    moved = load_code_skill(fresh, settings=conf)
+    assert isinstance(moved, IsolatedCodeSkill)
+    assert (await run(moved, args={"pid": 1})).output != f"pid={os.getpid()}"
 
 
-def test_zero_or_two_subclasses_is_an_error(tmp_path: Path) -> None:
+async def test_zero_or_two_subclasses_is_an_error(tmp_path: Path) -> None:
     none = make_code_skill(
         tmp_path, "from skilldeck.skills.codeskill import CodeSkill\n", name="none"
     )
-    with pytest.raises(SkillExecutionError, match="exactly one CodeSkill subclass; found 0"):
-        load_code_skill(none, settings=settings())
+    result = await run(load_code_skill(none, settings=settings(home=tmp_path)))
+    assert not result.success and "exactly one CodeSkill subclass; found 0" in (result.error or "")
     two = """
     from skilldeck.skills.codeskill import CodeSkill
     class A(CodeSkill): pass
     class B(CodeSkill): pass
     """
     both = make_code_skill(tmp_path, two, name="two")
+    conf = settings(home=tmp_path)
+    trust(both, conf)
     with pytest.raises(SkillExecutionError, match=r"found 2 \(A, B\)"):
-        load_code_skill(both, settings=settings())
+        load_code_skill(both, settings=conf)
 
 
 def test_code_skills_off_refuses(tmp_path: Path) -> None:
@@ -137,59 +182,102 @@ class Risky(CodeSkill):
 """
 
 
-def test_audit_mode_refuses_findings_unless_trusted(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["audit", "on", "sandboxed"])
+async def test_audit_findings_are_advice_and_no_mode_runs_untrusted_code_in_process(
+    tmp_path: Path, mode: str
+) -> None:
     skill = make_code_skill(tmp_path, RISKY, name="risky")
-    with pytest.raises(SkillExecutionError, match=r"(?s)audit found 1 .*SDX02 subprocess"):
-        load_code_skill(skill, settings=settings("audit"))
-    assert load_code_skill(skill, settings=settings("audit", trusted=("risky",)))
+    conf = settings(mode, trusted=("risky",), home=tmp_path)  # trust by name grants nothing
+    instance = load_code_skill(skill, settings=conf)
+    assert isinstance(instance, IsolatedCodeSkill)
+    result = await run(instance)
+    assert result.success and result.output == "a b"
+    assert "SDX02" in result.metadata["audit"][0]
 
 
-def test_on_mode_skips_the_audit(tmp_path: Path) -> None:
-    skill = make_code_skill(tmp_path, RISKY, name="risky2")
-    assert load_code_skill(skill, settings=settings("on"))
-
-
-def test_audit_covers_helper_modules_but_not_scripts(tmp_path: Path) -> None:
+async def test_helper_modules_and_scripts_import_from_source(tmp_path: Path) -> None:
     source = """
-    from skilldeck.skills.codeskill import CodeSkill
+    from skilldeck.skills.codeskill import CodeSkill, SkillResult
     from . import helpers
+    from .scripts import tool
     class Uses(CodeSkill):
-        pass
+        async def execute(self, ctx):
+            return SkillResult(success=True, output=f"{helpers.VALUE} {tool.NAME}")
     """
-    skill = make_code_skill(tmp_path, source, name="uses", **{"helpers.py": "import socket\n"})
-    with pytest.raises(SkillExecutionError, match="SDX03"):
-        load_code_skill(skill, settings=settings())
-    (skill.folder / "helpers.py").write_text("VALUE = 42\n")
+    skill = make_code_skill(tmp_path, source, name="uses", **{"helpers.py": "VALUE = 42\n"})
     (skill.folder / "scripts").mkdir()
-    (skill.folder / "scripts" / "run.py").write_text("import subprocess\n")
-    instance = load_code_skill(skill, settings=settings())  # relative import works
-    assert type(instance).__name__ == "Uses"
+    (skill.folder / "scripts" / "tool.py").write_text("NAME = 't'\n")
+    conf = settings(home=tmp_path)
+    assert (await run(load_code_skill(skill, settings=conf))).output == "42 t"
+    trust(skill, conf)
+    instance = load_code_skill(skill, settings=conf)
+    assert type(instance).__name__ == "Uses" and (await run(instance)).output == "42 t"
 
 
-def test_each_import_is_logged_with_its_hash(
+def test_each_in_process_import_is_logged_with_its_hash(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     skill = make_code_skill(tmp_path, GOOD, name="logged")
+    conf = settings(home=tmp_path)
+    trust(skill, conf)
     with caplog.at_level(logging.INFO, logger="skilldeck.skills.codeskill"):
-        load_code_skill(skill, settings=settings())
+        load_code_skill(skill, settings=conf)
     record = next(r for r in caplog.records if "importing code skill" in r.getMessage())
-    assert "'logged'" in record.getMessage() and "sha256" in record.getMessage()
+    digest = snapshot_code(skill.folder).digest
+    assert "'logged'" in record.getMessage() and digest in record.getMessage()
 
 
-def test_import_failure_is_a_clear_error(tmp_path: Path) -> None:
+async def test_import_failure_is_a_clear_error(tmp_path: Path) -> None:
     skill = make_code_skill(tmp_path, "raise RuntimeError('boom at import')\n", name="broken")
+    result = await run(load_code_skill(skill, settings=settings(home=tmp_path)))
+    assert not result.success and "boom at import" in (result.error or "")
+    conf = settings(home=tmp_path)
+    trust(skill, conf)
     with pytest.raises(SkillExecutionError, match="boom at import"):
-        load_code_skill(skill, settings=settings())
+        load_code_skill(skill, settings=conf)
 
 
-def test_changed_file_is_reimported(tmp_path: Path) -> None:
-    skill = make_code_skill(tmp_path, GOOD, name="changing")
-    first = type(load_code_skill(skill, settings=settings()))
-    same = Skill(metadata=skill.metadata, folder=skill.folder, skill_md=skill.skill_md)
-    assert type(load_code_skill(same, settings=settings())) is first  # cached class
-    (skill.folder / "skill.py").write_text(GOOD.replace("class Counter", "class Counter2"))
-    fresh = Skill(metadata=skill.metadata, folder=skill.folder, skill_md=skill.skill_md)
-    assert type(load_code_skill(fresh, settings=settings())).__name__ == "Counter2"
+def test_bundled_skill_runs_in_process_only_from_the_package(tmp_path: Path) -> None:
+    bundled = bundled_skills_dir() / "repo-stats"
+    meta = SkillMetadata(name="repo-stats", description="stats")
+    real = Skill(
+        metadata=meta,
+        folder=bundled,
+        skill_md=bundled / "SKILL.md",
+        source=SkillSource.BUNDLED,
+        kind=SkillKind.CODE,
+    )
+    conf = settings(home=tmp_path)
+    assert type(load_code_skill(real, settings=conf)).__name__ == "RepoStats"
+    copy = tmp_path / "copy" / "repo-stats"
+    shutil.copytree(bundled, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    fake = Skill(
+        metadata=meta,
+        folder=copy,
+        skill_md=copy / "SKILL.md",
+        source=SkillSource.BUNDLED,
+        kind=SkillKind.CODE,
+    )
+    assert isinstance(load_code_skill(fake, settings=conf), IsolatedCodeSkill)
+    # a checkout of skilldeck opened as the workspace: its bundled folder is writable
+    inside = Settings(workspace=bundled.parents[3], home=tmp_path)
+    again = Skill(
+        metadata=meta,
+        folder=bundled,
+        skill_md=bundled / "SKILL.md",
+        source=SkillSource.BUNDLED,
+        kind=SkillKind.CODE,
+    )
+    assert isinstance(load_code_skill(again, settings=inside), IsolatedCodeSkill)
+
+
+def test_trust_file_that_others_can_write_is_ignored(tmp_path: Path) -> None:
+    conf = settings(home=tmp_path)
+    skill = make_code_skill(tmp_path, GOOD, name="shared")
+    trust(skill, conf)
+    assert oct(trust_file(conf).stat().st_mode & 0o777) == "0o600"
+    os.chmod(trust_file(conf), 0o666)
+    assert isinstance(load_code_skill(skill, settings=conf), IsolatedCodeSkill)
 
 
 class Greeter(CodeSkill):
