@@ -88,15 +88,31 @@ def list_skills(
         _print_json_rows(registry.active_rows())
         _print_scan_problems(registry.diagnostics, plain=True)
         return
-    entries = registry.entries()
-    if not all_:
-        entries = [e for e in entries if e.status == "active"]
+    every = registry.entries()
+    entries = every if all_ else [e for e in every if e.status == "active"]
     if json_:
         _print_json_rows([e.to_dict() for e in entries])
         _print_scan_problems(registry.diagnostics, plain=True)
         return
     _print_entries(entries, show_status=all_)
     _print_scan_problems(registry.diagnostics)
+    if not all_:
+        _note_hidden(every)
+
+
+def _note_hidden(entries: list[SkillEntry]) -> None:
+    """Say on stderr how many skills the plain listing left out and how to see them:
+    a skill that silently fails to show up is the first thing a new user hits."""
+    counts: dict[str, int] = {}
+    for e in entries:
+        if str(e.status) in ("invalid", "disabled", "unavailable"):
+            counts[str(e.status)] = counts.get(str(e.status), 0) + 1
+    if not counts:
+        return
+    parts = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    sys.stderr.write(f"note: {parts} skill(s) hidden; see: skilldeck skills list --all\n")
+    if "invalid" in counts:
+        sys.stderr.write("      and, for why one is invalid: skilldeck skills validate PATH\n")
 
 
 def _print_json_rows(rows: list[dict[str, Any]]) -> None:
@@ -117,9 +133,7 @@ def _print_entries(entries: list[SkillEntry], *, show_status: bool) -> None:
     rows = []
     for e in entries:
         skill = e.skill
-        text = skill.description if skill else "; ".join(d.message for d in e.errors)
-        if show_status and e.reason and skill:
-            text = f"{text} ({e.reason})"
+        text = _reason(e) if show_status else (skill.description if skill else "")
         row = [e.name, str(e.status)] if show_status else [e.name]
         row += [
             str(e.source),
@@ -136,11 +150,29 @@ def _print_entries(entries: list[SkillEntry], *, show_status: bool) -> None:
         table.add_column(
             header, no_wrap=True, min_width=width, style="bold" if header == "name" else None
         )
-    table.add_column("description / reason" if show_status else "description", no_wrap=True)
+    if show_status:  # the reason is what --all is asked for: wrapped, never cut
+        table.add_column("description / reason", overflow="fold", min_width=20)
+    else:
+        table.add_column("description", no_wrap=True)
     for row, text in rows:
-        table.add_row(*row, _clip(text, room), style=None)
+        full = show_status and row[1] != "active"  # a reason is shown whole
+        table.add_row(*row, text if full else _clip(text, room), style=None)
     console.print(table, highlight=False, markup=False)
     console.print(f"{len(entries)} skill(s)", style="dim")
+
+
+def _reason(entry: SkillEntry) -> str:
+    """The last column of ``list --all``: the description of an active skill, else why
+    it is not active (an invalid skill's first diagnostic, the gating reason…)."""
+    status = str(entry.status)
+    if status == "active" and entry.skill is not None:
+        return entry.skill.description
+    if status == "invalid":
+        found = entry.errors or list(entry.diagnostics)
+        return f"{found[0].code} {found[0].message}" if found else "does not load"
+    if status == "disabled":
+        return f"disabled by config (skills.disabled); skilldeck skills enable {entry.name}"
+    return entry.reason or (entry.skill.description if entry.skill else "")
 
 
 def _print_scan_problems(diagnostics: list[Diagnostic], *, plain: bool = False) -> None:
@@ -187,20 +219,30 @@ def validate(
 
 
 def _print_reports(reports: list[ValidationReport]) -> None:
+    """Each diagnostic labelled ``error`` or ``warning`` (not only by colour, which a
+    pipe or a log loses), then the count of each."""
+    from rich.text import Text
+
     console = stdout_console()
     if not reports:
         console.print("[red]no SKILL.md found[/red]")
         return
+    errors = warnings = 0
     for report in reports:
         for d in report.diagnostics:
             where = f"{d.path or report.path}:{d.line}" if d.line else f"{d.path or report.path}"
-            color = "red" if d.is_error else "yellow"
-            console.print(
-                f"{where}: [{color}]{d.code}[/{color}] {d.message}", highlight=False, soft_wrap=True
-            )
+            label, color = ("error", "red") if d.is_error else ("warning", "yellow")
+            errors += d.is_error
+            warnings += not d.is_error
+            line = Text(f"{where}: ")
+            line.append(f"{label} {d.code}", style=color)
+            line.append(f" {d.message}")
+            console.print(line, highlight=False, soft_wrap=True)
     bad = sum(1 for r in reports if not r.valid)
-    summary = f"{len(reports)} skill(s) checked, {bad} invalid"
-    console.print(f"[{'red' if bad else 'green'}]{summary}[/]", highlight=False)
+    summary = (
+        f"{len(reports)} skill(s) checked, {bad} invalid: {errors} error(s), {warnings} warning(s)"
+    )
+    console.print(summary, style="red" if bad else "green", highlight=False)
 
 
 # ---- show / prompt --------------------------------------------------------------------
@@ -264,6 +306,19 @@ def _show_invalid(broken: list[InvalidSkill], *, json_: bool) -> None:
                 line = f":{d.line}" if d.line else ""
                 err.print(f"  {b.skill_md}{line}: {d.code} {d.message}", highlight=False)
     raise typer.Exit(1)
+
+
+def invalid_lines(name: str, broken: list[InvalidSkill], *, action: str) -> list[str]:
+    """Why ``name`` cannot ``action`` (run, load…): it exists only as a broken skill.
+    Each diagnostic as ``path:line: CODE message``, then the command that shows them."""
+    lines = [f"skill {name!r} exists but is invalid, so it cannot {action}:"]
+    for b in broken:
+        for d in b.diagnostics:
+            where = f"{d.path or b.skill_md}" + (f":{d.line}" if d.line else "")
+            label = "error" if d.is_error else "warning"
+            lines.append(f"  {where}: {label} {d.code} {d.message}")
+    lines.append(f"Check it with: skilldeck skills validate {broken[0].folder}")
+    return lines
 
 
 def prompt(

@@ -26,6 +26,7 @@ from skilldeck.cli.common import (
     fail,
     print_json,
 )
+from skilldeck.cli.skills_cmd import invalid_lines
 
 if TYPE_CHECKING:
     from skilldeck.tools.base import ToolResult
@@ -71,10 +72,15 @@ def run(
 
     registry = discover_registry(root, no_defaults)
     settings = registry.settings
+    broken = [i for i in registry.invalid if i.name == name]
+    if broken and name not in registry:  # not "no skill named X. Did you mean: X?"
+        lines = invalid_lines(name, broken, action="run")
+        typer.echo("error: " + "\n".join(lines), err=True)
+        raise typer.Exit(1)
     skill = registry.get(name)
     apply_gating([skill], available_tools=None)
     if skill.unavailable_reason:
-        fail(f"Skill {name!r} is unavailable: {skill.unavailable_reason}")
+        fail(f"skill {name!r} is unavailable here: {skill.unavailable_reason}")
     services: dict[str, Any] = {}
     if model:
         from skilldeck.llm.client import ModelLLMClient

@@ -5,13 +5,20 @@ Thin: options → :mod:`skilldeck.skills.package` → a line of output (or ``--j
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from skilldeck.cli.common import JsonOption, print_json, settings_from_cli, stdout_console
+from skilldeck.cli.common import (
+    JsonOption,
+    fail,
+    print_json,
+    settings_from_cli,
+    stdout_console,
+)
 
 if TYPE_CHECKING:
     from skilldeck.skills.lockfile import Scope
@@ -35,7 +42,13 @@ ScopeOption = Annotated[
 def pack_cmd(
     folder: Annotated[Path, typer.Argument(help="The skill folder (holding SKILL.md).")],
     output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Output file or directory.")
+        str | None,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Output file, or a directory (an existing one, or one ending in / that "
+            "is created) to write NAME.skill into.",
+        ),
     ] = None,
     sign: Annotated[
         Path | None, typer.Option("--sign", help="ed25519 private key to sign with.")
@@ -47,7 +60,7 @@ def pack_cmd(
     from skilldeck.skills.package import pack
     from skilldeck.skills.validate import load_skill
 
-    path = pack(folder, output=output, sign_key=sign)
+    path = pack(folder, output=_output_target(output), sign_key=sign)
     _, diagnostics = load_skill(folder)
     warnings = [str(d) for d in warnings_of(diagnostics)]
     if as_json:
@@ -57,6 +70,20 @@ def pack_cmd(
     console.print(f"Packed {path}" + (" (signed)" if sign else ""), highlight=False)
     for warning in warnings:
         console.print(f"  [yellow]warning[/]: {warning}", highlight=False)
+
+
+def _output_target(output: str | None) -> Path | None:
+    """``-o`` as the library takes it: a directory is given as one. A path spelled with
+    a trailing slash means a directory even when it does not exist yet (it is created),
+    which a ``Path`` option would lose by dropping the slash."""
+    if output is None:
+        return None
+    path = Path(output).expanduser()
+    if output.endswith(("/", os.sep)) and not path.is_dir():
+        if path.exists():
+            fail(f"-o {output}: exists and is not a folder.", code=2)
+        path.mkdir(parents=True)
+    return path
 
 
 def keygen_cmd(

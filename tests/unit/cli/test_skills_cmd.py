@@ -122,7 +122,7 @@ def test_validate_human_lines_carry_path_line_code(tmp_path: Path) -> None:
     result = run("validate", str(tmp_path))
     assert result.exit_code == 1
     # the line that opens the unclosed `[`, not the closing `---` where libyaml gave up
-    assert f"{bad / 'SKILL.md'}:3: SD003" in " ".join(result.stdout.split())
+    assert f"{bad / 'SKILL.md'}:3: error SD003" in " ".join(result.stdout.split())
 
 
 def test_validate_strict(tmp_path: Path) -> None:
