@@ -322,18 +322,18 @@ def untrusted_message(assessment: Assessment, home: Path) -> str | None:
     config = f"{WORKSPACE_DIRNAME}/{CONFIG_FILENAME}"
     if assessment.state is TrustState.CHANGED:
         return (
-            f"{ws}: ignoring {what}: {config} changed since you trusted this folder (a "
-            f"model or a checkout may have written it); review it, then run "
+            f"{ws}: {config} changed since you trusted this folder (a model or a "
+            f"checkout may have written it), so {what} are ignored; review it, then run "
             f"`skilldeck trust {ws}` again"
         )
     if assessment.state is TrustState.UNREADABLE:
         return (
-            f"{ws}: ignoring {what}: {config} {assessment.reason}; make it a regular "
-            f"TOML file, then run `skilldeck trust {ws}`"
+            f"{ws}: {config} {assessment.reason}, so {what} are ignored; make it a "
+            f"regular TOML file, then run `skilldeck trust {ws}`"
         )
     return (
-        f"{ws}: ignoring {what}: this folder is not trusted (a cloned repository or a "
-        f"model may have written them); review them, then run `skilldeck trust {ws}`"
+        f"{ws}: this folder is not trusted, so {what} are ignored (a cloned repository "
+        f"or a model may have written them); review them, then run `skilldeck trust {ws}`"
     )
 
 

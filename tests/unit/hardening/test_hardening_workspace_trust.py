@@ -138,7 +138,9 @@ def test_a_symlinked_config_is_judged_by_its_content(
         (ws / ".skilldeck" / "config.toml").symlink_to(elsewhere / "config.toml")
     else:
         (ws / ".skilldeck").symlink_to(elsewhere)
-    with pytest.warns(ConfigWarning, match="ignoring .skilldeck/config.toml"):
+    with pytest.warns(
+        ConfigWarning, match=r"changed since you trusted .* \.skilldeck/config\.toml are ignored"
+    ):
         settings = load_settings(workspace=ws)
     assert settings.sandbox.mode == "auto" and settings.permissions.allow == []
     assert not settings.workspace_trusted
