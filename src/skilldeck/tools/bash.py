@@ -3,16 +3,25 @@
 Each call is a fresh ``bash -c`` in its own process group (``start_new_session``),
 so a timeout can kill the command *and everything it spawned* (SIGTERM, then
 SIGKILL). The working directory survives between calls of one session: the shell
-reports its final ``pwd -P`` on a private pipe (an EXIT trap, so ``exit N`` still
-reports), and the next call starts there (``ctx.state["bash_cwd"]``). A ``cd``
+reports its final ``builtin pwd -P`` on a private pipe (an EXIT trap, so ``exit N``
+still reports), and the next call starts there (``ctx.state["bash_cwd"]``). A ``cd``
 outside the workspace roots is undone on the next call, with a note.
+
+The report comes from the same shell the command ran in, so the command can forge it
+(a function named ``builtin``, its own EXIT trap). It is therefore *data*: only an
+absolute path whose real path (symlinks and ``..`` resolved) is a directory inside
+the writable roots is kept, and the stored directory is resolved and checked again
+before the next call starts in it. A forged report can at most pick another
+directory inside the roots, which a plain ``cd`` could do too.
 
 Background jobs whose output goes to a file keep running after the call returns;
 ones still holding the output pipe are not waited for (their later output is
 lost). :func:`kill_background` ends whatever a session left running.
 
-The environment is scrubbed of variables that look like credentials. The argv is
-built in one place, :func:`_build_argv`, so the sandbox can wrap it.
+The environment is scrubbed of variables that look like credentials, and carries
+command-scope git config that stops git from running what a repository's config
+names (:mod:`skilldeck._gitguard`). The argv is built in one place,
+:func:`_build_argv`, so the sandbox can wrap it.
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ import anyio
 from anyio.abc import Process
 from pydantic import BaseModel, Field
 
+from skilldeck._gitguard import git_guard_env
 from skilldeck.errors import ToolError
 from skilldeck.sandbox import Sandbox
 from skilldeck.tools._text import OUTPUT_CAP
@@ -50,9 +60,11 @@ _CWD_FD_ENV = "__SKILLDECK_CWD_FD"
 
 # The user's command runs through eval with the report pipe closed, so its children
 # never hold it; the EXIT trap reports the final directory even after `exit N`.
+# `\\builtin pwd -P` is neither an alias nor a function named `pwd` (the report is
+# still checked as untrusted data by _settle_cwd).
 _SCRIPT = (
     f"__sd_fd=${_CWD_FD_ENV}; unset {_CWD_FD_ENV}; __sd_cmd=$1; shift; "
-    "trap 'pwd -P >&$__sd_fd 2>/dev/null' EXIT; "
+    "trap '\\builtin pwd -P >&$__sd_fd 2>/dev/null' EXIT; "
     'eval "$__sd_cmd" {__sd_fd}>&-'
 )
 
@@ -90,28 +102,50 @@ def _build_argv(command: str, ctx: ToolContext) -> list[str]:
     return [bash, "--noprofile", "--norc", "-c", _SCRIPT, "skilldeck-bash", command]
 
 
+def _checked_dir(path: str, ctx: ToolContext) -> Path | None:
+    """The real path of ``path`` when it is an absolute path to a directory inside
+    the writable roots, else None (the shell's report is untrusted: ``..``, symlinks
+    and relative spellings must not lead out)."""
+    if not path or not os.path.isabs(path) or "\0" in path:
+        return None
+    real = Path(os.path.realpath(path))
+    if not real.is_dir():
+        return None
+    if any(is_inside(real, r) for r in allowed_roots(ctx, write=True)):
+        return real
+    return None
+
+
 def _start_cwd(ctx: ToolContext) -> tuple[Path, str]:
-    """Where the next command starts, and a note when the stored cwd had to be reset."""
+    """Where the next command starts, and a note when the stored cwd had to be reset
+    (gone, or — resolved again now — no longer inside the roots)."""
     stored = ctx.state.get(CWD_STATE)
     workspace = Path(ctx.workspace)
     if not stored:
         return workspace, ""
-    cwd = Path(stored)
-    if not cwd.is_dir():
-        return workspace, f"(Previous working directory {cwd} is gone; reset to {workspace}.)\n"
-    return cwd, ""
+    checked = _checked_dir(str(stored), ctx)
+    if checked is None:
+        ctx.state[CWD_STATE] = str(workspace)
+        return workspace, (
+            f"(Previous working directory {stored} is gone or outside the allowed "
+            f"directories; reset to {workspace}.)\n"
+        )
+    return checked, ""
 
 
 def _settle_cwd(ctx: ToolContext, reported: str | None) -> str:
     """Store the directory the shell ended in; undo a cd outside the roots."""
     if not reported:
         return ""
-    new = Path(reported)
-    if any(is_inside(new, r) for r in allowed_roots(ctx, write=True)):
-        ctx.state[CWD_STATE] = str(new)
+    checked = _checked_dir(reported, ctx)
+    if checked is not None:
+        ctx.state[CWD_STATE] = str(checked)
         return ""
     ctx.state[CWD_STATE] = str(ctx.workspace)
-    return f"\n(Shell cwd was reset to {ctx.workspace}: {new} is outside the allowed directories.)"
+    return (
+        f"\n(Shell cwd was reset to {ctx.workspace}: {reported} is outside the allowed "
+        "directories.)"
+    )
 
 
 @dataclass
@@ -200,7 +234,7 @@ async def _execute(
     argv: list[str], ctx: ToolContext, cwd: Path, timeout: float, cap: int
 ) -> _Outcome:
     read_fd, write_fd = os.pipe()
-    env = scrub_env()
+    env = git_guard_env(scrub_env())
     env[_CWD_FD_ENV] = str(write_fd)
     env["SKILLDECK_SESSION_ID"] = ctx.session_id
     output = _Output(cap=cap)
