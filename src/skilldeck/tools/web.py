@@ -26,6 +26,7 @@ import httpx2
 from pydantic import BaseModel, Field
 
 from skilldeck.errors import SkilldeckError, ToolError
+from skilldeck.skills.hostrules import canonical_host, canonical_url
 from skilldeck.tools._html import html_to_markdown
 from skilldeck.tools._text import OUTPUT_CAP, cap_text, looks_binary
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
@@ -82,18 +83,32 @@ class WebFetchTool(Tool):
 
 
 def normalise_url(raw: str) -> str:
-    """Validate a URL for fetching; upgrade http to https except for loopback hosts."""
+    """Validate a URL for fetching and return the one that is fetched: its host in
+    the canonical spelling permission rules checked (``hostrules.canonical_url``:
+    ``127.1`` → ``127.0.0.1``, ``Example.COM.`` → ``example.com``), http upgraded to
+    https except for loopback hosts. Userinfo, backslashes, whitespace and control
+    characters are refused: URL parsers disagree about where the host is in them."""
     url = raw.strip()
     if len(url) > 2000:
         raise ToolError("URL is too long (more than 2000 characters).")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        parts = urlsplit("")
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise ToolError(f"Invalid URL {raw!r}: give a full http:// or https:// URL.")
-    if parts.username or parts.password:
-        raise ToolError("URLs with a username or password are not fetched.")
-    if parts.scheme == "http" and not _is_loopback(parts.hostname):
-        url = "https" + url[4:]
-    return url
+    if "@" in parts.netloc:
+        raise ToolError("URLs with a username or password (`user@host`) are not fetched.")
+    canonical = canonical_url(url)
+    if canonical is None:
+        raise ToolError(
+            f"URL {raw[:200]!r} is ambiguous (a backslash, space, control character, "
+            "percent-escape or unreadable host); give a plain http(s)://host/path URL."
+        )
+    parts = urlsplit(canonical)
+    if parts.scheme == "http" and not _is_loopback(parts.hostname or ""):
+        canonical = "https" + canonical[4:]
+    return canonical
 
 
 def _is_loopback(host: str) -> bool:
@@ -106,8 +121,8 @@ def _is_loopback(host: str) -> bool:
 
 
 def _site(url: httpx2.URL) -> tuple[str, int | None]:
-    host = url.host.lower().removeprefix("www.")
-    return host, url.port
+    host = canonical_host(url.host) or url.host.lower()
+    return host.removeprefix("www."), url.port
 
 
 async def _fetch(url: str, ctx: ToolContext) -> tuple[str, str, bytes, bool] | ToolResult:
@@ -123,9 +138,10 @@ async def _fetch(url: str, ctx: ToolContext) -> tuple[str, str, bytes, bool] | T
                 async with client.stream("GET", current) as resp:
                     if resp.is_redirect and "location" in resp.headers:
                         target = resp.url.join(resp.headers["location"])
-                        if _site(target) != _site(resp.url):
+                        same = canonical_url(str(target))
+                        if same is None or _site(target) != _site(resp.url):
                             return _redirect_notice(url, target, resp)
-                        current = target
+                        current = httpx2.URL(same)
                         continue
                     if resp.status_code >= 400:
                         raise ToolError(
