@@ -32,7 +32,11 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from skilldeck.agent.gate import GateDecision, RememberingGate, ToolGate
 from skilldeck.llm.messages import ToolCall
 from skilldeck.skills.policy import ToolPolicy
-from skilldeck.skills.shellrules import split_shell_command
+from skilldeck.skills.shellrules import (
+    bash_allow_refusal,
+    bash_opaque_reason,
+    split_shell_command,
+)
 from skilldeck.skills.toolrules import ToolRule, parse_rules
 from skilldeck.tools.base import ToolContext
 
@@ -41,7 +45,9 @@ MODES: tuple[Mode, ...] = ("default", "acceptEdits", "plan", "bypassPermissions"
 
 EDIT_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit"})
 ASK_BY_DEFAULT = EDIT_TOOLS | {"Bash", "WebFetch"}
-#: tools that change nothing outside the conversation, always fine in plan mode
+#: tools that change nothing outside the conversation, always fine in plan mode. The
+#: ``Skill`` tool is here to *load* a prompt skill's text: under a read-only gate it
+#: refuses to run a script skill, a code skill or dynamic context (``gate_is_read_only``)
 PLAN_SAFE = frozenset(
     {"Read", "Glob", "Grep", "WebSearch", "TodoWrite", "AskUserQuestion", "Skill", "TaskOutput"}
 )
@@ -112,7 +118,8 @@ class PermissionPolicy:
             return Decision(Verdict.DENY, refusal)
         for rule in self.deny:
             if rule.matches(tool_name, tool_input, workspace=workspace, deny=True):
-                return Decision(Verdict.DENY, f"denied by rule {rule}", str(rule))
+                why = _bash_rule_reason(f"denied by rule {rule}", rule, tool_name, tool_input)
+                return Decision(Verdict.DENY, why, str(rule))
         if self.mode == "plan" and tool_name not in self.read_only_tools:
             return Decision(
                 Verdict.DENY,
@@ -121,16 +128,25 @@ class PermissionPolicy:
         if self.mode != "bypassPermissions":
             for rule in self.ask:
                 if rule.matches(tool_name, tool_input, workspace=workspace, deny=True):
-                    return Decision(Verdict.ASK, f"rule {rule} asks first", str(rule))
-        hidden = _hides_commands(tool_name, tool_input)
+                    why = _bash_rule_reason(f"rule {rule} asks first", rule, tool_name, tool_input)
+                    return Decision(Verdict.ASK, why, str(rule))
+        # Bash allow rules approve only literal simple commands (shellrules decides;
+        # `Bash(git diff:*)` never vouches for `git diff $(rm -rf ~)` or `> file`)
         for rule in self.allow:
-            if hidden and rule.specifier is not None:
-                continue  # `Bash(git diff:*)` must not approve `git diff $(rm -rf ~)`
             if rule.matches(tool_name, tool_input, workspace=workspace, deny=False):
                 return Decision(Verdict.ALLOW, f"allowed by rule {rule}", str(rule))
-        if not hidden and self._each_part_allowed(tool_name, tool_input, workspace):
+        if self._each_part_allowed(tool_name, tool_input, workspace):
             return Decision(Verdict.ALLOW, "every part of the command is allowed by a rule")
-        return self._mode_default(tool_name)
+        default = self._mode_default(tool_name)
+        hidden = _hides_commands(tool_name, tool_input)
+        if default.verdict is Verdict.ASK and hidden and self._has_bash_rules(self.allow):
+            reason = f"{default.reason}; no Bash rule can approve it: {hidden}"
+            return replace(default, reason=reason)
+        return default
+
+    @staticmethod
+    def _has_bash_rules(rules: Sequence[ToolRule]) -> bool:
+        return any(r.specifier is not None and r.names_tool("Bash") for r in rules)
 
     def _each_part_allowed(
         self, tool_name: str, tool_input: Mapping[str, Any] | None, workspace: Path
@@ -187,15 +203,33 @@ class PermissionPolicy:
         return {n for n in names if not any(r.whole_tool and r.names_tool(n) for r in self.deny)}
 
 
-#: shell syntax that runs a command inside another: a prefix rule cannot vouch for it
+#: shell syntax that runs a command inside another (kept for callers; the analysis in
+#: skills/shellrules.py refuses these and every other non-literal construct)
 _SUBSTITUTIONS = ("$(", "`", "<(", ">(")
 
 
-def _hides_commands(tool_name: str, tool_input: Mapping[str, Any] | None) -> bool:
+def _hides_commands(tool_name: str, tool_input: Mapping[str, Any] | None) -> str | None:
+    """Why no ``Bash(...)`` rule can approve this command (expansions, redirections to
+    files, comments, parse errors…), or None when one could."""
     if tool_name != "Bash" or not tool_input:
-        return False
-    command = str(tool_input.get("command", ""))
-    return any(marker in command for marker in _SUBSTITUTIONS)
+        return None
+    return bash_allow_refusal(str(tool_input.get("command", "")))
+
+
+def _bash_rule_reason(
+    base: str, rule: ToolRule, tool_name: str, tool_input: Mapping[str, Any] | None
+) -> str:
+    """A deny/ask reason that says so when a Bash rule matched because the command
+    could not be analysed (fail closed), and how to get past that honestly."""
+    if tool_name != "Bash" or rule.specifier is None or not tool_input:
+        return base
+    opaque = bash_opaque_reason(str(tool_input.get("command", "")))
+    if opaque is None:
+        return base
+    return (
+        f"{base}: the command cannot be fully analysed ({opaque}), so it might run a "
+        "program that rule covers; rewrite it as plain commands with literal words"
+    )
 
 
 def always_rule(tool_name: str, tool_input: Mapping[str, Any] | None) -> ToolRule:
@@ -269,6 +303,12 @@ class PermissionGate:
     def __init__(self, policy: PermissionPolicy) -> None:
         self.policy = policy
 
+    @property
+    def read_only(self) -> bool:
+        """Plan mode: tools that may run must not run code either (the Skill tool reads
+        this to load a prompt skill's text but refuse scripts, code and ``!`cmd```)."""
+        return self.policy.mode == "plan"
+
     def effective(self, ctx: ToolContext) -> PermissionPolicy:
         """The configured policy plus this session's run-time rules."""
         allow, deny = session_rules(ctx.state)
@@ -312,9 +352,22 @@ class ScopedGate:
     is refused with that policy's reason (``label`` names an agent definition); the rest
     go to ``inner``, which keeps its modes, rules and asks."""
 
-    def __init__(self, policies: Sequence[tuple[ToolPolicy, str | None]], inner: ToolGate) -> None:
+    def __init__(
+        self,
+        policies: Sequence[tuple[ToolPolicy, str | None]],
+        inner: ToolGate,
+        *,
+        read_only: bool = False,
+    ) -> None:
         self.policies = list(policies)
         self.inner = inner
+        #: a ``permission-mode: plan`` sub-agent: read-only whatever the parent's mode
+        self._read_only = read_only
+
+    @property
+    def read_only(self) -> bool:
+        """Read-only when this scope says so or any gate inside it does (plan mode)."""
+        return self._read_only or gate_is_read_only(self.inner)
 
     async def check(self, call: ToolCall, ctx: ToolContext) -> GateDecision:
         for policy, label in self.policies:
@@ -340,3 +393,9 @@ class ScopedGate:
         for policy, _ in self.policies:
             names = policy.visible_tools(names)
         return names
+
+
+def gate_is_read_only(gate: object) -> bool:
+    """Whether ``gate`` runs its session read-only (plan mode, or a plan sub-agent):
+    then no tool may run code, not even one plan mode lets through (``Skill``)."""
+    return bool(getattr(gate, "read_only", False))

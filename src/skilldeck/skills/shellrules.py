@@ -1,9 +1,18 @@
-"""Bash permission rules: which simple commands a shell command line is made of,
-and whether a ``Bash(...)`` specifier covers them.
+"""Bash permission rules: whether a ``Bash(...)`` specifier covers a command line.
 
-Split out of :mod:`skilldeck.skills.toolrules` so the shell grammar has one home:
-permission rules, skills' ``allowed-tools``, dynamic context and the read-only
-Bash of the ``plan`` sub-agent all decide through these functions.
+Permission rules, skills' ``allowed-tools``, dynamic context and the read-only Bash
+of the ``plan`` sub-agent all decide through these functions, and they decide on
+what bash will run, from a real bash grammar (:mod:`skilldeck.skills.shellparse`):
+
+* an **allow** rule approves a line only when the whole line is literal simple
+  commands (see :func:`~skilldeck.skills.shellparse.parse_line`) and *every* one of
+  them is covered; a prefix or glob rule never approves an argument that writes a
+  file or runs a command (``--output=…``, ``-o FILE``, ``find -exec``/``-delete``,
+  ``rg --pre``…), see :func:`arguments_safe`. The one other way: the line is exactly
+  the rule's text (an "allow always" answer names the very command a human saw).
+* a **deny** or **ask** rule matches when *any* program the line may start is
+  covered (:mod:`skilldeck.skills.shellprograms`), and matches every line whose
+  programs cannot all be known (fail closed; :func:`bash_opaque_reason` says why).
 """
 
 from __future__ import annotations
@@ -12,54 +21,124 @@ import fnmatch
 import shlex
 from functools import lru_cache
 
-__all__ = ["bash_rule_matches", "split_shell_command"]
+from skilldeck.skills.shellparse import Argv, parse_line
+from skilldeck.skills.shellprograms import programs
 
-_SHELL_SEPARATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "|&", "\n"})
+__all__ = [
+    "arguments_safe",
+    "bash_allow_refusal",
+    "bash_opaque_reason",
+    "bash_rule_matches",
+    "split_shell_command",
+]
+
+_GLOB = "*?["
+#: long options that write a file or run a command, for the programs people allow;
+#: an abbreviation (``--out``) counts too, as GNU getopt and git accept them
+_WRITING_LONG = (  # noqa: SIM905
+    "output output-file output-directory output-document outfile out-file log-file logfile "
+    "to-command exec execdir extcmd pre ext-diff upload-pack receive-pack compress-program "
+    "use-compress-program command rsh shell editor open-files-in-pager exec-path config "
+    "config-env run"
+).split()
+#: single-dash words that do the same (find's actions)
+_WRITING_WORDS = frozenset(
+    {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
+)
+#: programs whose ``-o`` only changes what is printed
+_HARMLESS_O = frozenset({"grep", "egrep", "fgrep", "rg", "ls", "ps"})
 
 
 def bash_rule_matches(spec: str, command: str, *, deny: bool) -> bool:
-    parts = split_shell_command(command)
-    if not parts:
-        return False
-    hits = [_simple_command_matches(spec, part) for part in parts]
-    return any(hits) if deny else all(hits)
+    """Does ``Bash(spec)`` cover ``command``? ``deny`` for deny and ask rules."""
+    if deny:
+        found = programs(command)
+        return found.opaque is not None or any(_denies(spec, a) for a in found.candidates)
+    if command.strip() == spec.strip():
+        return True
+    simple = parse_line(command).simple
+    return bool(simple) and all(_allows(spec, argv) for argv in simple or ())
 
 
-def _simple_command_matches(spec: str, command: str) -> bool:
-    if spec.endswith(":*"):
-        prefix = spec[:-2].strip()
-        return command == prefix or command.startswith(prefix + " ")
-    if any(ch in spec for ch in "*?["):
-        return fnmatch.fnmatchcase(command, spec)
-    return command == spec
+def bash_opaque_reason(command: str) -> str | None:
+    """Why the programs ``command`` may run cannot all be known, or None."""
+    return programs(command).opaque
+
+
+def bash_allow_refusal(command: str) -> str | None:
+    """Why no prefix or glob rule can approve ``command``, or None when one could."""
+    parsed = parse_line(command)
+    if parsed.simple is None:
+        return parsed.refusal
+    return None if parsed.simple else "it is empty"
 
 
 @lru_cache(maxsize=1024)
 def split_shell_command(command: str) -> tuple[str, ...]:
-    """Split on ``&&``, ``||``, ``;``, ``|`` and newlines, outside quotes."""
-    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=";&|")
-    lexer.whitespace_split = True
-    parts: list[str] = []
-    current: list[str] = []
-    try:
-        for token in lexer:
-            if token in _SHELL_SEPARATORS:
-                if current:
-                    parts.append(shlex.join(current) if len(current) > 1 else current[0])
-                current = []
-            else:
-                current.append(token)
-    except ValueError:  # unbalanced quotes: treat the whole thing as one command
-        return (command.strip(),)
-    if current:
-        parts.append(shlex.join(current) if len(current) > 1 else current[0])
-    return tuple(_normalise_command(p) for p in parts)
+    """The simple commands of a literal line, each re-quoted so parsing it again gives
+    the same argv (``a | b; c && 'd; e'`` → ``a``, ``b``, ``c``, ``'d; e'``). A line
+    that is not literal simple commands stays one part: no rule can split it."""
+    simple = parse_line(command).simple
+    if simple is None:
+        return (command.strip(),) if command.strip() else ()
+    return tuple(shlex.join(argv) for argv in simple)
 
 
-def _normalise_command(part: str) -> str:
-    # shlex.join quotes words with spaces; prefix rules compare plain words, so undo
-    # quoting only where it is safe (no spaces inside the word).
+def arguments_safe(argv: tuple[str, ...]) -> bool:
+    """False when an argument makes the program write a file or run a command; a prefix
+    rule (``Bash(git diff:*)``) vouches for the program, not for those."""
+    program = argv[0] if argv else ""
+    for word in argv[1:]:
+        if word in _WRITING_WORDS:
+            return False
+        if word.startswith("--") and len(word) > 2:
+            name = word[2:].split("=", 1)[0]
+            if any(opt == name or opt.startswith(name) for opt in _WRITING_LONG):
+                return False
+        elif word.startswith("-") and len(word) > 1:
+            if word[1] in "oO" and program not in _HARMLESS_O:
+                return False
+            if program == "sort" and "o" in word:
+                return False
+            if program == "tree" and "R" in word:
+                return False
+    return True
+
+
+def _spec_words(text: str) -> tuple[str, ...]:
     try:
-        return " ".join(shlex.split(part))
+        return tuple(shlex.split(text))
     except ValueError:
-        return part
+        return tuple(text.split())
+
+
+def _allows(spec: str, argv: tuple[str, ...]) -> bool:
+    if spec.endswith(":*"):
+        prefix = _spec_words(spec[:-2])
+        return bool(prefix) and argv[: len(prefix)] == prefix and arguments_safe(argv)
+    if any(ch in spec for ch in _GLOB):
+        first = spec.split(maxsplit=1)[0] if spec.split() else ""
+        if first and not any(ch in first for ch in _GLOB) and argv[0] != first:
+            return False
+        return fnmatch.fnmatchcase(" ".join(argv), spec) and arguments_safe(argv)
+    return argv == _spec_words(spec)
+
+
+def _denies(spec: str, argv: Argv) -> bool:
+    """Does a deny/ask spec cover this candidate? A ``None`` word (known only at run
+    time) could be anything, so it matches any word of the rule."""
+    if spec.endswith(":*") or not any(ch in spec for ch in _GLOB):
+        prefix = _spec_words(spec[:-2] if spec.endswith(":*") else spec)
+        if not prefix:
+            return True
+        prefix = (prefix[0].rstrip("/").rsplit("/", 1)[-1], *prefix[1:])
+        if not spec.endswith(":*") and len(argv) != len(prefix):
+            return False
+        return len(argv) >= len(prefix) and all(
+            word is None or word == want for word, want in zip(argv, prefix, strict=False)
+        )
+    if None not in argv:
+        return fnmatch.fnmatchcase(" ".join(w or "" for w in argv), spec)
+    known = " ".join(w or "" for w in argv[: argv.index(None)])
+    literal = spec[: min(spec.index(ch) for ch in _GLOB if ch in spec)]
+    return literal.startswith(known) or known.startswith(literal)
