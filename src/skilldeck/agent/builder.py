@@ -17,10 +17,11 @@ their :class:`~skilldeck.agent.loop.Agent` here, so they get the same wiring:
 * ``--skill NAME`` bodies preloaded as ``skill-body`` messages;
 * the session store and the tool gate.
 
-What a session needs to be rebuilt later (model spec, base URL, roots, preloaded
-skills, turn limit, agent definition, permission flags) is saved in its metadata;
-:func:`build_agent_for_session` reads it back, which is how ``skilldeck resume``
-continues a run started elsewhere.
+What a session needs to be rebuilt later is saved with it: the model spec, base URL,
+roots and flags in its metadata, and its **launch record** (``agent/launch.py``: the
+effective settings, the whole gate, the tools it held, its type and depth), which
+:func:`skilldeck.agent.resume.build_agent_for_session` restores — reading no config
+file — when ``skilldeck resume`` continues a run started elsewhere.
 """
 
 from __future__ import annotations
@@ -35,6 +36,13 @@ from skilldeck.agent.context import SKILL_BODY_META, ContextManager
 from skilldeck.agent.definitions import AgentDefinition, discover_agents
 from skilldeck.agent.events import Event
 from skilldeck.agent.gate import Approver, ToolGate
+from skilldeck.agent.launch import (
+    LAUNCH_KEY,
+    LAUNCH_VERSION,
+    definition_to_dict,
+    gate_to_dict,
+    snapshot_settings,
+)
 from skilldeck.agent.loop import Agent, Hinter, Limits
 from skilldeck.agent.prompt import (
     DEFAULT_INSTRUCTIONS,
@@ -42,10 +50,11 @@ from skilldeck.agent.prompt import (
     load_memory,
     wrap_data,
 )
-from skilldeck.agent.session import SessionRecord, SessionStore
+from skilldeck.agent.session import SessionStore
 from skilldeck.agent.toolset import (
     ManagerFactory,
     PermissionOptions,
+    Toolset,
     assemble_tools,
     protocol_section,
 )
@@ -56,6 +65,7 @@ from skilldeck.skills.policy import ComposedSkill
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolContext, ToolRegistry
 from skilldeck.tools.memory import memory_dir
+from skilldeck.tools.skill_tool import cap_text
 
 #: how many ranked skills the level-1 block puts first when it has to shorten
 RANK_K = 20
@@ -121,6 +131,9 @@ def build_agent(
     deny: Sequence[str] = (),
     initial_state: dict[str, Any] | None = None,
     parent_session: str | None = None,
+    only_tools: Sequence[str] | None = None,
+    depth: int = 0,
+    launch_extra: dict[str, Any] | None = None,
 ) -> Agent:
     """A ready :class:`Agent`. ``json_events`` turns off text deltas (whole texts only).
 
@@ -130,6 +143,10 @@ def build_agent(
     run gets exactly their composed tool set. ``permission_mode``/``allow``/``ask``/
     ``deny`` add to ``settings.permissions``; they build the gate unless ``gate`` is
     given. Raises SkillNotFoundError, PolicyError (invalid skill set) or ConfigError.
+
+    ``only_tools`` caps the tool set by name and ``depth`` places the agent below the
+    main one (what ``resume`` restores); ``launch_extra`` adds to the launch record a
+    new session stores (a sub-agent's type, depth and roots).
     """
     from skilldeck.llm.client import ModelLLMClient
 
@@ -149,7 +166,10 @@ def build_agent(
         skills=wanted,
         gate=gate,
         permissions=options,
-        manager_factory=_manager_factory(settings, reg, llm, spec, approver),
+        manager_factory=_manager_factory(
+            settings, reg, llm, spec, approver, depth=depth, scan=(roots, no_defaults)
+        ),
+        only_tools=only_tools,
     )
     turns = max_turns or (definition.max_turns if definition else None)
     limits = Limits.from_settings(settings, max_turns=turns)
@@ -194,11 +214,25 @@ def build_agent(
             "max_turns": max_turns,
             "agent_definition": definition.name if definition else None,
             "permissions": options.to_dict(),
+            LAUNCH_KEY: _launch_record(
+                settings,
+                toolset,
+                definition=definition,
+                depth=depth,
+                spec=spec,
+                extra={
+                    "roots": [str(Path(r).resolve()) for r in roots],
+                    "no_defaults": no_defaults,
+                    "max_turns": limits.max_turns,
+                    "base_url": base_url,
+                    **(launch_extra or {}),
+                },
+            ),
         },
         model_spec=spec,
         stream_text=not json_events,
         on_event=on_event,
-        startup=_preloader(toolset.composed, cwd=workdir),
+        startup=_preloader(toolset.composed, cwd=workdir, limit=settings.agent.tool_output_limit),
         owns_store=session_store is None,
         initial_state=initial_state,
         parent_session=parent_session,
@@ -206,6 +240,30 @@ def build_agent(
     built.subagents = toolset.manager
     built.composed = toolset.composed
     return built
+
+
+def _launch_record(
+    settings: Settings,
+    toolset: Toolset,
+    *,
+    definition: AgentDefinition | None,
+    depth: int,
+    spec: str,
+    extra: dict[str, Any],
+) -> dict[str, Any]:
+    """What a new session stores to be resumed as itself (see ``agent/launch.py``)."""
+    return {
+        "version": LAUNCH_VERSION,
+        "settings": snapshot_settings(settings),
+        "gate": gate_to_dict(toolset.gate),
+        "tools": toolset.tools.names(),
+        "agent_type": definition.name if definition else None,
+        "definition": definition_to_dict(definition),
+        "skills": toolset.composed.names if toolset.composed else [],
+        "depth": depth,
+        "model_spec": spec,
+        **extra,
+    }
 
 
 def resolve_definition(
@@ -223,9 +281,14 @@ def _manager_factory(
     llm: Model,
     spec: str,
     approver: Approver | None,
+    *,
+    depth: int = 0,
+    scan: tuple[Sequence[Path], bool] = ((), False),
 ) -> ManagerFactory:
-    """Builds the SubagentManager for the main agent (depth 0) once its final tools and
-    gate exist. Children use the parent's model object unless they name another."""
+    """Builds the SubagentManager for the agent (``depth`` 0: the main agent; deeper for
+    a resumed sub-agent) once its final tools and gate exist. Children use the
+    parent's model object unless they name another; ``scan`` (roots, no_defaults) is
+    recorded with their sessions so a resumed child finds the same skills."""
     from skilldeck.agent.subagents import SubagentManager
 
     def model_for(name: str | None) -> Model:
@@ -242,44 +305,11 @@ def _manager_factory(
             model_factory=model_for,
             parent_gate=gate,
             approver=approver,
+            depth=depth,
+            scan={"roots": [str(Path(r).resolve()) for r in scan[0]], "no_defaults": scan[1]},
         )
 
     return make
-
-
-def build_agent_for_session(
-    settings: Settings,
-    session: SessionRecord,
-    *,
-    model: str | Model | None = None,
-    base_url: str | None = None,
-    permission_mode: str | None = None,
-    allow: Sequence[str] = (),
-    ask: Sequence[str] = (),
-    deny: Sequence[str] = (),
-    **kwargs: Any,
-) -> Agent:
-    """Rebuild the agent a stored session ran with (its model, cwd, roots, skills, agent
-    definition and permission flags); flags given now add to the stored ones."""
-    meta = session.metadata
-    stored = meta.get("permissions") or {}
-    return build_agent(
-        settings,
-        model=model or str(meta.get("model_spec") or session.model),
-        skills=list(meta.get("skills") or []),
-        cwd=Path(session.cwd),
-        max_turns=kwargs.pop("max_turns", None) or meta.get("max_turns"),
-        roots=[Path(r) for r in meta.get("roots") or []],
-        no_defaults=bool(meta.get("no_defaults")),
-        base_url=base_url or meta.get("base_url"),
-        agent_name=session.agent,
-        agent=meta.get("agent_definition"),
-        permission_mode=permission_mode or stored.get("mode"),
-        allow=[*(stored.get("allow") or []), *allow],
-        ask=[*(stored.get("ask") or []), *ask],
-        deny=[*(stored.get("deny") or []), *deny],
-        **kwargs,
-    )
 
 
 def _make_model(model: str | Model, spec: str, settings: Settings, base_url: str | None) -> Model:
@@ -361,9 +391,10 @@ def _hinter(settings: Settings, registry: SkillRegistry, *, enabled: bool | None
 
 
 def _preloader(
-    composed: ComposedSkill | None, *, cwd: Path
+    composed: ComposedSkill | None, *, cwd: Path, limit: int
 ) -> Callable[[str], list[Message]] | None:
-    """``--skill NAME``: level-2 bodies of the composed set, in its execution order."""
+    """``--skill NAME``: level-2 bodies of the composed set, in its execution order, each
+    capped at ``limit`` characters (a huge body must not be stored whole)."""
     if composed is None:
         return None
     from skilldeck.skills.disclosure import render_level2
@@ -371,10 +402,12 @@ def _preloader(
     chosen = list(composed.skills)
 
     def preload(session_id: str) -> list[Message]:
-        return [
-            skill_body_message(s.name, render_level2(s, session_id=session_id, project_dir=cwd))
-            for s in chosen
-        ]
+        out: list[Message] = []
+        for s in chosen:
+            body = render_level2(s, session_id=session_id, project_dir=cwd)
+            body, _ = cap_text(body, limit, source=str(s.skill_md))  # stored with the session
+            out.append(skill_body_message(s.name, body))
+        return out
 
     return preload
 

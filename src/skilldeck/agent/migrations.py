@@ -123,3 +123,14 @@ def m003_tool_state_and_parent(db: sqlite3.Connection) -> None:
     """Tool state (Bash cwd, files read…) survives a resume; sub-agent sessions link up."""
     db.execute("ALTER TABLE sessions ADD COLUMN state TEXT NOT NULL DEFAULT '{}'")
     db.execute("ALTER TABLE sessions ADD COLUMN parent_id TEXT")
+
+
+@migration
+def m004_launch_record(db: sqlite3.Connection) -> None:
+    """What a session was launched with (agent/launch.py): its agent type, its depth
+    below the main agent, and the launch record — effective settings, the whole gate
+    (mode, rules, skill and type policies, a sub-agent's parent gate), the tools it
+    held — so ``resume`` rebuilds exactly that instead of reading files again."""
+    db.execute("ALTER TABLE sessions ADD COLUMN agent_type TEXT")
+    db.execute("ALTER TABLE sessions ADD COLUMN depth INTEGER NOT NULL DEFAULT 0")
+    db.execute("ALTER TABLE sessions ADD COLUMN launch TEXT NOT NULL DEFAULT '{}'")

@@ -14,10 +14,17 @@ Guarantees:
   ``BEGIN IMMEDIATE`` and retried with backoff on ``SQLITE_BUSY``.
 * **Append-only migrations** (``agent/migrations.py``), applied on open.
 * Tool output truncated for the model is stored in full (``messages.full_content``).
+* **Private files**: the database, its ``-wal``/``-shm`` companions (and the chat
+  history, through :func:`private_file`) are created ``0600`` whatever the umask, and
+  an existing one is set back to ``0600`` when opened: transcripts hold whatever the
+  model read.
+* **A launch record** per session (``sessions.launch``, written once at creation and
+  never by a turn): what ``resume`` rebuilds the session from (``agent/launch.py``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -44,6 +51,11 @@ T = TypeVar("T")
 #: every status a session can be in; ``running`` after a crash means "resumable"
 STATUSES = ("running", "paused", "completed", "max_turns", "limit", "error", "cancelled")
 _BUSY_RETRIES = 12
+#: the metadata key under which a new session's launch record arrives (agent/launch.py)
+LAUNCH_KEY = "launch"
+PRIVATE_MODE = 0o600
+#: files SQLite keeps beside the database (WAL mode)
+_COMPANIONS = ("-wal", "-shm", "-journal")
 
 
 @dataclass
@@ -61,6 +73,12 @@ class SessionRecord:
     state: dict[str, Any] = field(default_factory=dict)
     parent_id: str | None = None
     message_count: int = 0
+    #: the agent definition or sub-agent type it ran as (None: the plain main agent)
+    agent_type: str | None = None
+    #: levels below the main agent (0: a top-level session)
+    depth: int = 0
+    #: what the session was launched with (see agent/launch.py); {} for old sessions
+    launch: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -76,6 +94,8 @@ class SessionRecord:
             "metadata": self.metadata,
             "parent_id": self.parent_id,
             "message_count": self.message_count,
+            "agent_type": self.agent_type,
+            "depth": self.depth,
         }
 
 
@@ -124,6 +144,7 @@ class SessionStore:
         self._lock = threading.RLock()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_file(self.path)
             self._conn = sqlite3.connect(
                 self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
             )
@@ -131,6 +152,7 @@ class SessionStore:
             raise SessionError(f"Cannot open the session store {self.path}: {e}") from e
         self._conn.row_factory = sqlite3.Row
         self._retry(lambda: self._setup(busy_timeout))
+        self._private_companions()
 
     @classmethod
     def open(cls, settings: Settings) -> SessionStore:
@@ -144,6 +166,13 @@ class SessionStore:
         self._conn.execute("PRAGMA foreign_keys = ON")
         with self._write() as db:
             apply_migrations(db)
+
+    def _private_companions(self) -> None:
+        """``-wal``/``-shm`` exist once WAL mode is on: make them 0600 as well."""
+        for suffix in _COMPANIONS:
+            companion = self.path.with_name(self.path.name + suffix)
+            with contextlib.suppress(FileNotFoundError):
+                _make_private(companion)
 
     def close(self) -> None:
         with self._lock:
@@ -211,12 +240,30 @@ class SessionStore:
         sid = session_id or new_session_id()
         now = time.time()
         meta = dict(metadata or {})
+        launch = meta.pop(LAUNCH_KEY, None) or {}
+        kind = launch.get("agent_type")
+        depth = int(launch.get("depth") or 0)
 
         def insert(db: sqlite3.Connection) -> None:
             db.execute(
                 "INSERT INTO sessions (id, created, updated, status, model, agent, cwd, task,"
-                " pending, metadata, parent_id) VALUES (?,?,?,?,?,?,?,?,NULL,?,?)",
-                (sid, now, now, "running", model, agent, str(cwd), task, _dumps(meta), parent_id),
+                " pending, metadata, parent_id, agent_type, depth, launch)"
+                " VALUES (?,?,?,?,?,?,?,?,NULL,?,?,?,?,?)",
+                (
+                    sid,
+                    now,
+                    now,
+                    "running",
+                    model,
+                    agent,
+                    str(cwd),
+                    task,
+                    _dumps(meta),
+                    parent_id,
+                    kind,
+                    depth,
+                    _dumps(launch),
+                ),
             )
             _insert_messages(db, sid, messages, now)
 
@@ -445,7 +492,29 @@ def _record(row: sqlite3.Row) -> SessionRecord:
         state=json.loads(row["state"] or "{}"),
         parent_id=row["parent_id"],
         message_count=row["message_count"],
+        agent_type=row["agent_type"],
+        depth=row["depth"],
+        launch=json.loads(row["launch"] or "{}"),
     )
+
+
+def private_file(path: Path) -> Path:
+    """Make sure ``path`` exists as a regular file readable by its owner only (0600):
+    created with that mode whatever the umask, or set back to it when it exists. Not
+    followed when it is a symlink (OSError). For the session store and chat history."""
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags, PRIVATE_MODE)
+    try:  # umask-independent; also repairs an existing 0644 file (if it is ours)
+        with contextlib.suppress(PermissionError):
+            os.fchmod(fd, PRIVATE_MODE)
+    finally:
+        os.close(fd)
+    return path
+
+
+def _make_private(path: Path) -> None:
+    if not path.is_symlink():
+        os.chmod(path, PRIVATE_MODE)
 
 
 def process_alive(pid: int) -> bool:

@@ -17,7 +17,14 @@ parent's history — and holds only tools its parent holds:
   the child also starts with the rules its parent's session learnt at run time (a
   loaded skill's forbidden tools stay forbidden for the children it spawns);
 * spawning again needs depth: ``settings.agent.max_depth`` (default 1) levels below
-  the main agent; at most ``max_concurrent_subagents`` (default 4) run at once.
+  the main agent; at most ``max_concurrent_subagents`` (default 4) run at once;
+* the model cannot preload a ``disable-model-invocation`` skill into a child
+  (``Task(skills=[…])``): that skill is the user's to invoke, refused like a direct call;
+* a child whose type has ``permission-mode: plan`` runs read-only: its gate says so,
+  and its ``Skill`` tool loads text but runs no script, code or ``!`cmd```;
+* the child's session records its type, depth, tools and whole gate (its own
+  policies and the parent's rules: ``agent/launch.py``), so ``resume`` rebuilds that
+  child and never a top-level agent with every tool.
 
 Background runs return a task id at once and run in a worker thread with their own
 event loop and session-store connection; ``TaskOutput`` waits for or polls them, and
@@ -30,7 +37,6 @@ import contextlib
 import copy
 import itertools
 import json
-import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -45,6 +51,7 @@ import anyio.to_thread
 from skilldeck.agent.definitions import AgentCatalog, AgentDefinition
 from skilldeck.agent.events import Event, SubagentEndEvent, SubagentStartEvent
 from skilldeck.agent.gate import AllowAll, Approver, ToolGate
+from skilldeck.agent.launch import definition_to_dict
 from skilldeck.agent.permissions import PLAN_SAFE, SESSION_RULES_KEY, ScopedGate
 from skilldeck.agent.task_tools import (
     ParentSession,
@@ -53,10 +60,12 @@ from skilldeck.agent.task_tools import (
     TaskOutputInput,
     TaskOutputTool,
     TaskTool,
+    check_contract,
     task_tools,
 )
-from skilldeck.errors import PolicyError, ToolError
+from skilldeck.errors import PolicyError, SkillNotFoundError, ToolError
 from skilldeck.llm.messages import Model
+from skilldeck.skills.diagnostics import Diagnostic, Severity
 from skilldeck.skills.policy import ComposedSkill, ToolPolicy, compose
 from skilldeck.skills.toolrules import ToolRule, parse_rules
 from skilldeck.tools.base import Tool, ToolRegistry
@@ -160,30 +169,6 @@ def _instructions(definition: AgentDefinition, composed: ComposedSkill | None) -
     return "\n\n".join(parts)
 
 
-_FENCE = re.compile(r"^```(?:json)?\s*\n(.*?)\n```\s*$", re.DOTALL)
-
-
-def check_contract(text: str, contracts: dict[str, dict[str, Any]]) -> list[str]:
-    """Problems with ``text`` against every output contract (empty = satisfied)."""
-    import jsonschema
-
-    body = text.strip()
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group(1)
-    try:
-        value = json.loads(body)
-    except json.JSONDecodeError as e:
-        return [f"the final answer is not valid JSON ({e.msg} at line {e.lineno})"]
-    problems: list[str] = []
-    for skill, schema in contracts.items():
-        validator = jsonschema.Draft202012Validator(schema)
-        for error in sorted(validator.iter_errors(value), key=lambda e: list(e.path)):
-            where = "/".join(str(p) for p in error.path) or "(root)"
-            problems.append(f"{skill}: {where}: {error.message}")
-    return problems
-
-
 class SubagentManager:
     """Spawns sub-agents for one parent agent. ``depth`` is the parent's depth."""
 
@@ -199,6 +184,7 @@ class SubagentManager:
         depth: int = 0,
         store: SessionStore | None = None,
         approver: Approver | None = None,
+        scan: dict[str, Any] | None = None,
     ) -> None:
         self.settings = settings
         self.parent_tools = parent_tools
@@ -210,6 +196,9 @@ class SubagentManager:
         self.store = store
         #: asks a human for a foreground child's ``ask`` decisions (background ones pause)
         self.approver = approver
+        #: how ``registry`` was discovered (roots, no_defaults): kept with each child's
+        #: session so a resumed child finds the same skills
+        self.scan = dict(scan or {"roots": [], "no_defaults": False})
         self._background: dict[str, _Background] = {}
         self._ids = itertools.count(1)
         self._slots = threading.BoundedSemaphore(max(1, settings.agent.max_concurrent_subagents))
@@ -227,6 +216,7 @@ class SubagentManager:
         policies: list[tuple[ToolPolicy, str | None]] = []
         composed = None
         wanted = [*definition.skills, *skills]
+        self._refuse_user_only(skills)
         if wanted:
             if self.registry is None:
                 raise PolicyError("Skills were requested but no skill registry is available.")
@@ -248,6 +238,33 @@ class SubagentManager:
         if not (definition.allow_skills or composed is not None):
             names.discard("Skill")
         return definition, policies, composed, sorted(names)
+
+    def _refuse_user_only(self, refs: Sequence[str]) -> None:
+        """PolicyError when a requested skill is marked ``disable-model-invocation``: the
+        model cannot load it with Skill, so it cannot preload it into a child either.
+        (An agent definition's own ``skills`` are the user's choice and stay allowed.)"""
+        if self.registry is None:
+            return
+        refused = []
+        for ref in refs:
+            name, _, version = ref.partition("@")
+            try:
+                skill = self.registry.get(name, version or None)
+            except SkillNotFoundError:
+                continue  # reported by compose (SD301)
+            if skill.metadata.disable_model_invocation:
+                refused.append(
+                    Diagnostic(
+                        code="SD308",
+                        rule="user-only-skill",
+                        message=f"Skill {name!r} can only be invoked by the user "
+                        "(disable-model-invocation: true); a sub-agent cannot preload it. "
+                        "Remove it from `skills`.",
+                        severity=Severity.ERROR,
+                    )
+                )
+        if refused:
+            raise PolicyError("; ".join(d.message for d in refused), diagnostics=refused)
 
     def _new_task_id(self) -> str:
         """``task_1``, ``task_2``… per manager: short for a model to repeat in TaskOutput,
@@ -301,7 +318,8 @@ class SubagentManager:
 
         definition, policies, composed, tool_names = plan
         tools = self._child_tools(tool_names)
-        child_gate = ScopedGate(policies, self.parent_gate)
+        read_only = definition.permission_mode == "plan"  # a child's mode only narrows
+        child_gate = ScopedGate(policies, self.parent_gate, read_only=read_only)
         child_manager = None
         if {"Task", "Agent"} & set(tool_names):
             child_manager = SubagentManager(
@@ -313,6 +331,7 @@ class SubagentManager:
                 parent_gate=child_gate,
                 depth=self.depth + 1,
                 approver=self.approver,
+                scan=self.scan,
             )
             tools.extend(task_tools(child_manager))
 
@@ -338,6 +357,12 @@ class SubagentManager:
             approver=None if background else self.approver,
             initial_state={SESSION_RULES_KEY: copy.deepcopy(inherited)} if inherited else None,
             parent_session=parent.session_id if parent is not None else None,
+            depth=self.depth + 1,
+            launch_extra={
+                "agent_type": definition.name,
+                "definition": definition_to_dict(definition),
+                **self.scan,
+            },
         )
         if child_manager is not None:
             child_manager.store = agent.store

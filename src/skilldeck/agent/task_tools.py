@@ -9,6 +9,8 @@ lists the diagnostics; ``TaskOutput`` waits for or polls a background run.
 from __future__ import annotations
 
 import copy
+import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
@@ -138,6 +140,30 @@ class TaskOutputTool(Tool):
         )
         failed = "failed (" in text.split("\n", 1)[0]
         return ToolResult(text, is_error=failed)
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*\n(.*?)\n```\s*$", re.DOTALL)
+
+
+def check_contract(text: str, contracts: dict[str, dict[str, Any]]) -> list[str]:
+    """Problems with ``text`` against every output contract (empty = satisfied)."""
+    import jsonschema
+
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1)
+    try:
+        value = json.loads(body)
+    except json.JSONDecodeError as e:
+        return [f"the final answer is not valid JSON ({e.msg} at line {e.lineno})"]
+    problems: list[str] = []
+    for skill, schema in contracts.items():
+        validator = jsonschema.Draft202012Validator(schema)
+        for error in sorted(validator.iter_errors(value), key=lambda e: list(e.path)):
+            where = "/".join(str(p) for p in error.path) or "(root)"
+            problems.append(f"{skill}: {where}: {error.message}")
+    return problems
 
 
 def task_tools(manager: SubagentManager) -> list[Tool]:

@@ -12,7 +12,9 @@
    tools some skill lists in ``allowed-tools``, minus every tool any skill forbids
    (:func:`skilldeck.skills.policy.compose`: the most restrictive rule wins, and no
    skill can grant ``Task``);
-4. **permissions** — tools a ``deny`` rule removes entirely are not shown either.
+4. **permissions** — tools a ``deny`` rule removes entirely are not shown either;
+5. **only_tools** — a resumed session never holds a tool it did not hold before
+   (its launch record lists them).
 
 Every narrowing is applied twice: the model is never *shown* a tool outside the set
 (the registry handed to the ``Agent`` is filtered), and a forged call to one is never
@@ -201,8 +203,9 @@ def assemble_tools(
     gate: ToolGate | None,
     permissions: PermissionOptions,
     manager_factory: ManagerFactory | None,
+    only_tools: Sequence[str] | None = None,
 ) -> Toolset:
-    """Steps 1–4 of the module docstring; see there."""
+    """Steps 1–5 of the module docstring; see there."""
     skill_tool: SkillTool | None = None
     if tools is not None:
         candidates = ToolRegistry(list(tools))
@@ -236,6 +239,8 @@ def assemble_tools(
         inner = gate
         if composed is not None:
             scoped.insert(0, (composed.policy, None))
+    if only_tools is not None:
+        names &= set(only_tools)
     final = candidates.subset(names)
     final_gate: ToolGate = ScopedGate(scoped, inner) if scoped else inner
     if skill_tool is not None and "Skill" in final:

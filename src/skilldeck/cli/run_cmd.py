@@ -9,6 +9,11 @@ Permissions: ``--permission-mode``, ``--allow``/``--ask``/``--deny RULE`` add to
 config's ``[permissions]``. On a terminal an ``ask`` is asked inline (allow once /
 allow always / deny); otherwise the session pauses and ``resume ID --approve|--deny``
 continues it.
+
+``resume`` rebuilds the session from what it was launched with (``agent/resume.py``):
+its settings, rules, tools and, for a sub-agent, its type and parent's rules — no
+config file is read again. Its flags may only narrow: a stricter
+``--permission-mode``, more ``--ask`` rules; ``--allow`` and a wider mode exit 2.
 """
 
 from __future__ import annotations
@@ -147,18 +152,25 @@ def resume(
     allow: AllowOption = None,
     ask: AskOption = None,
 ) -> None:
-    """Rebuilds the session's agent with the permission flags it was started with; the
-    flags given here add to them (``--deny`` answers the pending call, so deny rules
-    are not taken here)."""
-    from skilldeck.agent.builder import build_agent_for_session
+    """Rebuilds the session's agent as it was launched (settings, rules, tools); the
+    flags given here may only narrow them (``--deny`` answers the pending call, so
+    deny rules are not taken here)."""
+    from skilldeck.agent.resume import build_agent_for_session, session_settings
     from skilldeck.agent.session import SessionStore
-    from skilldeck.config import load_settings
+    from skilldeck.config import skilldeck_home
 
-    flags = permission_flags(permission_mode, allow, ask, None)
-    with SessionStore.open(load_settings()) as store:
+    if allow:
+        fail(
+            "resume cannot add --allow rules: a resumed session keeps the permissions it "
+            "was started with (approve the pending call with --approve, or start a new run).",
+            code=2,
+        )
+    flags = permission_flags(permission_mode, None, ask, None)
+    home = skilldeck_home()
+    with SessionStore(home / "sessions.db") as store:
         record = store.get(session_id)
-        settings = load_settings(workspace=Path(record.cwd))
-        with policy_errors():
+        settings = session_settings(record, home=home)
+        with policy_errors(), widening_errors():
             agent = build_agent_for_session(
                 settings,
                 record,
@@ -278,6 +290,17 @@ def json_errors(json_: bool) -> Iterator[None]:
         if json_:
             print_jsonl({"type": "error", "message": str(e)})
         raise
+
+
+@contextlib.contextmanager
+def widening_errors() -> Iterator[None]:
+    """A resume asked to widen a session (a wider mode): the message, exit 2."""
+    from skilldeck.errors import ConfigError
+
+    try:
+        yield
+    except ConfigError as e:
+        fail(str(e), code=2)
 
 
 @contextlib.contextmanager

@@ -18,6 +18,16 @@ disabled and unavailable skills come back as error results with suggestions. The
 result's ``data`` holds the skill's ``allowed_tools``/``forbidden_tools`` so the
 permission layer can pre-approve (or forbid) what the skill needs.
 
+Under a read-only gate (``--permission-mode plan``, a plan sub-agent: the gate's
+``read_only`` attribute, or ``services["read_only"]``) the tool only *loads* text: a
+script skill's entrypoint, a code skill (even its import) and dynamic-context
+commands are refused with "plan mode: this skill runs code; leave plan mode to run
+it." — plan mode runs nothing but read-only tools.
+
+What a result carries is capped at ``agent.tool_output_limit`` characters (a note
+says where the rest is): a 150 MB skill body must not reach the model, nor be stored
+whole in the session database as the "full output" of a truncated result.
+
 Collaborators come from ``ToolContext.services`` (the agent wires them):
 ``"llm"`` (an LLMClient for code skills), ``"tool_dispatcher"`` (``call(name, input)``
 through the permission gate, for code skills), ``"permission_check"``
@@ -45,15 +55,16 @@ from skilldeck.skills.codeskill import (
     run_code_skill,
 )
 from skilldeck.skills.disclosure import render_available_skills, render_level2
-from skilldeck.skills.dynamic import expand_dynamic_context, shell_runner
+from skilldeck.skills.dynamic import expand_dynamic_context, has_dynamic_context, shell_runner
 from skilldeck.skills.gating import apply_gating
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.skills.runner import ScriptRunner
 from skilldeck.skills.skill import Skill, SkillKind
+from skilldeck.skills.spec import call_name
 from skilldeck.skills.toolrules import parse_rules
 from skilldeck.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 
-__all__ = ["SkillInput", "SkillTool"]
+__all__ = ["PLAN_REFUSAL", "SkillInput", "SkillTool", "cap_text", "runs_read_only"]
 
 #: above this many invocable skills the schema carries no enum (use ``query``)
 ENUM_LIMIT = 256
@@ -63,6 +74,8 @@ _MAX_DEPTH = 4
 #: how deep code skills calling Skill are nested, per task (a context variable, so
 #: parallel tool calls of one turn do not count against each other)
 _DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("skilldeck_skill_depth", default=0)
+#: what a read-only (plan mode) session gets instead of running a skill's code
+PLAN_REFUSAL = "plan mode: this skill runs code; leave plan mode to run it"
 
 _BASE_DESCRIPTION = """\
 Use a skill: load its instructions, run it, or search for one.
@@ -165,10 +178,16 @@ class SkillTool(Tool):
         if depth >= _MAX_DEPTH:
             return ToolResult.error(f"Skills nested too deep (>{_MAX_DEPTH}) at {skill.name!r}.")
         token = _DEPTH.set(depth + 1)
+        runs = skill.kind is SkillKind.CODE or (
+            skill.kind is SkillKind.SCRIPT and (run_without_args or _given(raw_args))
+        )
         try:
+            if runs and runs_read_only(ctx):
+                what = "a code skill" if skill.kind is SkillKind.CODE else "its script"
+                return _plan_refusal(skill, f"{skill.name!r} would run {what}")
             if skill.kind is SkillKind.CODE:
                 return await self._run_code(skill, raw_args, ctx)
-            if skill.kind is SkillKind.SCRIPT and (run_without_args or _given(raw_args)):
+            if runs:
                 return await self._run_script(skill, raw_args, ctx)
             return await self._load(skill, raw_args, ctx)
         except SkilldeckError as e:
@@ -179,7 +198,7 @@ class SkillTool(Tool):
     def lookup(self, raw: str) -> Skill:
         """The skill the model means by ``raw`` (``/name`` accepted); raises
         SkillNotFoundError / SkillUnavailableError with the reason."""
-        name = raw.strip().lstrip("/")
+        name = call_name(raw)  # the same name Skill(...) permission rules match
         skill = self.registry.get(name)
         apply_gating([skill], available_tools=self.available_tools)
         if skill.unavailable_reason:
@@ -227,6 +246,10 @@ class SkillTool(Tool):
             session_id=ctx.session_id,
             project_dir=ctx.workspace,
         )
+        read_only = runs_read_only(ctx)
+        dynamic = self.settings.skills.dynamic_context
+        if read_only and dynamic and has_dynamic_context(text):
+            return _plan_refusal(skill, f"{skill.name!r} runs dynamic-context commands")
         sandbox = Sandbox.for_state(ctx.state, self.settings)
         text = await expand_dynamic_context(
             text,
@@ -237,8 +260,8 @@ class SkillTool(Tool):
                 sandbox=sandbox,
                 workspace=ctx.workspace,
             ),
-            check=lambda command: self._check_bash(skill, command, ctx),
-            enabled=self.settings.skills.dynamic_context,
+            check=lambda command: self._check_bash(skill, command, ctx, read_only=read_only),
+            enabled=dynamic,
             skill_name=skill.name,
             warnings=warnings,
         )
@@ -249,8 +272,15 @@ class SkillTool(Tool):
                 f'\nThis is a script skill: run it with {{"skill": "{skill.name}", "args": '
                 "{...}} using the parameters described below."
             )
+        limit = self.settings.agent.tool_output_limit
+        text, cut = cap_text(text, limit - len(head) - 2, source=str(skill.skill_md))
         return _result(
-            skill, f"{head}\n\n{text}", mode="loaded", warnings=warnings, extra={"text": text}
+            skill,
+            f"{head}\n\n{text}",
+            mode="loaded",
+            warnings=warnings,
+            extra={"text": text, **cut},
+            limit=limit,
         )
 
     async def _run_script(self, skill: Skill, raw_args: Any, ctx: ToolContext) -> ToolResult:
@@ -269,6 +299,7 @@ class SkillTool(Tool):
             content,
             error=not result.ok,
             mode="ran",
+            limit=self.settings.agent.tool_output_limit,
             warnings=result.warnings,
             extra={
                 "result": result.value,
@@ -301,6 +332,7 @@ class SkillTool(Tool):
             error=not outcome.success,
             mode="ran",
             extra={"result": outcome.to_dict(), "prompt_injection": outcome.prompt_injection},
+            limit=self.settings.agent.tool_output_limit,
         )
 
     # ---- collaborators -----------------------------------------------------------------
@@ -318,7 +350,11 @@ class SkillTool(Tool):
             self.tools = ToolRegistry([*builtin_tools(), self])
         return self.tools
 
-    async def _check_bash(self, skill: Skill, command: str, ctx: ToolContext) -> str | None:
+    async def _check_bash(
+        self, skill: Skill, command: str, ctx: ToolContext, *, read_only: bool = False
+    ) -> str | None:
+        if read_only or runs_read_only(ctx):  # belt and braces: nothing runs in plan mode
+            return PLAN_REFUSAL
         return await check_permission(skill, "Bash", {"command": command}, ctx)
 
 
@@ -369,6 +405,33 @@ class _GatedDispatcher:
         return await self.tools.dispatch(name, input, self.ctx)
 
 
+def runs_read_only(ctx: ToolContext) -> bool:
+    """Whether this session may only read (plan mode): said by the loop's gate (its
+    ``read_only`` attribute, set by a plan-mode permission gate or a plan sub-agent's
+    scope) or by ``services["read_only"]``. Duck-typed: tools/ never imports agent/."""
+    if ctx.services.get("read_only"):
+        return True
+    return bool(getattr(ctx.services.get("tool_gate"), "read_only", False))
+
+
+def _plan_refusal(skill: Skill, detail: str) -> ToolResult:
+    return _result(skill, f"{PLAN_REFUSAL} ({detail}).", error=True, mode="refused")
+
+
+def cap_text(text: str, limit: int, *, source: str | None = None) -> tuple[str, dict[str, Any]]:
+    """``text`` cut to at most ``limit`` characters, note included, and what was cut
+    (empty when nothing was). The note names ``source``, where the rest can be read."""
+    if len(text) <= limit:
+        return text, {}
+    where = f" The rest is in {source}; read it with Read (offset/limit)." if source else ""
+
+    def note(shown: int) -> str:
+        return f"\n\n[Cut: {len(text):,} characters, the first {shown:,} shown.{where}]"
+
+    shown = max(0, limit - len(note(limit)))
+    return text[:shown] + note(shown), {"cut": True, "total_chars": len(text), "source": source}
+
+
 def _given(args: Any) -> bool:
     return args is not None and not (isinstance(args, str) and not args.strip())
 
@@ -392,7 +455,11 @@ def _result(
     error: bool = False,
     warnings: list[str] | None = None,
     extra: dict[str, Any] | None = None,
+    limit: int | None = None,
 ) -> ToolResult:
+    if limit is not None and len(content) > limit:
+        content, cut = cap_text(content, limit)
+        extra = {**(extra or {}), **cut}
     data = {
         "skill": skill.name,
         "kind": skill.kind.value,

@@ -9,11 +9,11 @@ import pytest
 
 from skilldeck.agent.builder import (
     build_agent,
-    build_agent_for_session,
     choose_model_spec,
     normalise_spec,
     skills_block,
 )
+from skilldeck.agent.resume import build_agent_for_session
 from skilldeck.agent.session import SessionStore
 from skilldeck.config import load_settings
 from skilldeck.errors import ModelConfigError, SkillNotFoundError
