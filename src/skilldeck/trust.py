@@ -318,21 +318,22 @@ def untrusted_message(assessment: Assessment, home: Path) -> str | None:
     ignored = ignored_paths(assessment, home)
     if not ignored:
         return None
-    ws, what = assessment.workspace, ", ".join(ignored)
+    ws = assessment.workspace
+    what = ", ".join(ignored) + (" is" if len(ignored) == 1 else " are")
     config = f"{WORKSPACE_DIRNAME}/{CONFIG_FILENAME}"
     if assessment.state is TrustState.CHANGED:
         return (
             f"{ws}: {config} changed since you trusted this folder (a model or a "
-            f"checkout may have written it), so {what} are ignored; review it, then run "
+            f"checkout may have written it), so {what} ignored; review it, then run "
             f"`skilldeck trust {ws}` again"
         )
     if assessment.state is TrustState.UNREADABLE:
         return (
-            f"{ws}: {config} {assessment.reason}, so {what} are ignored; make it a "
+            f"{ws}: {config} {assessment.reason}, so {what} ignored; make it a "
             f"regular TOML file, then run `skilldeck trust {ws}`"
         )
     return (
-        f"{ws}: this folder is not trusted, so {what} are ignored (a cloned repository "
+        f"{ws}: this folder is not trusted, so {what} ignored (a cloned repository "
         f"or a model may have written them); review them, then run `skilldeck trust {ws}`"
     )
 

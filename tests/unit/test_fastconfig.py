@@ -29,6 +29,7 @@ def same_as_full(light: LightSettings) -> None:
     assert light.skills.strict == full.skills.strict
     assert light.skills.prompt_budget == full.skills.prompt_budget
     assert light.skills.discovery_workers == full.skills.discovery_workers
+    assert light.workspace_trusted == full.workspace_trusted
 
 
 def test_no_config_files(ws: Path) -> None:

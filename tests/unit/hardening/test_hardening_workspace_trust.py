@@ -139,7 +139,7 @@ def test_a_symlinked_config_is_judged_by_its_content(
     else:
         (ws / ".skilldeck").symlink_to(elsewhere)
     with pytest.warns(
-        ConfigWarning, match=r"changed since you trusted .* \.skilldeck/config\.toml are ignored"
+        ConfigWarning, match=r"changed since you trusted .* \.skilldeck/config\.toml is ignored"
     ):
         settings = load_settings(workspace=ws)
     assert settings.sandbox.mode == "auto" and settings.permissions.allow == []
