@@ -16,25 +16,49 @@ SDX04   eval-exec           ``eval``, ``exec``, ``compile`` of source text
 SDX05   ctypes              ``import ctypes`` / ``cffi`` (native code)
 SDX06   dynamic-import      ``importlib``, ``__import__`` (hides what is imported)
 SDX07   open-outside        ``open``/``io.open``/``os.open``/``Path(…).read_text()``… on a
-                            literal absolute path or one climbing out with ``..``
+                            literal absolute path or one climbing out with ``..``, or
+                            ``open`` of a computed path
+SDX08   encoding-cookie     a ``# coding:`` other than UTF-8 (``utf-7`` hides code from
+                            readers; the audit decodes as Python does)
+SDX09   bytecode            ``.pyc``/``.pyo`` without its source (never loaded; refused)
+SDX10   deserialize         ``pickle``, ``marshal``, ``shelve``, ``dill`` (run code on load)
 ======  ==================  ==============================================================
 
-A finding is not proof of malice — ``getattr`` tricks evade any AST audit — it is a
-reason for a human to look before trusting the skill (``skills.trusted``). A skill
-that needs a shell or files should go through ``ctx.tools`` (``Bash``, ``Read``…),
-where the permission layer and the sandbox apply.
+Dangerous names are flagged where they are *referenced*, not only called, so
+``f = os.system``, ``functools.partial(os.system, …)`` and ``map(exec, …)`` count;
+``posix``/``nt`` count as ``os``, ``builtins.exec`` as ``exec``, ``sys.modules`` and
+``runpy`` as dynamic imports. Every ``.py`` file is read, hidden folders, ``.venv``
+and ``__pycache__`` included; ``scripts/`` too when the folder is a code skill
+(``skill.py``: its scripts are importable).
+
+The audit is **advice, not a control**: no AST audit sees through code built at run
+time. What contains an untrusted code skill is that it runs out of process in the
+sandbox (``skills/codehost.py``); the findings are shown to help a human decide
+whether to trust it by content (``skilldeck skills trust``). A skill that needs a
+shell or files should go through ``ctx.tools`` (``Bash``, ``Read``…), where the
+permission layer and the sandbox apply.
 """
 
 from __future__ import annotations
 
 import ast
+import io
 import os
+import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RULES", "Finding", "audit_path", "audit_skill", "audit_source", "python_files"]
+__all__ = [
+    "RULES",
+    "Finding",
+    "audit_file",
+    "audit_path",
+    "audit_skill",
+    "audit_source",
+    "python_files",
+]
 
 RULES: dict[str, str] = {
     "SDX00": "syntax-error",
@@ -45,6 +69,9 @@ RULES: dict[str, str] = {
     "SDX05": "ctypes",
     "SDX06": "dynamic-import",
     "SDX07": "open-outside",
+    "SDX08": "encoding-cookie",
+    "SDX09": "bytecode",
+    "SDX10": "deserialize",
 }
 
 _MODULE_RULES = {
@@ -55,14 +82,21 @@ _MODULE_RULES = {
     "ctypes": "SDX05",
     "cffi": "SDX05",
     "importlib": "SDX06",
+    "runpy": "SDX06",
+    "pickle": "SDX10",
+    "marshal": "SDX10",
+    "shelve": "SDX10",
+    "dill": "SDX10",
+    "cloudpickle": "SDX10",
 }
+_OS_NAMES = frozenset({"os", "posix", "nt"})
 _OS_EXEC_PREFIXES = ("system", "popen", "exec", "spawn", "fork", "posix_spawn")
 _BUILTIN_RULES = {"eval": "SDX04", "exec": "SDX04", "compile": "SDX04", "__import__": "SDX06"}
 _OPENERS = {"open", "io.open", "os.open", "codecs.open", "builtins.open"}
 _PATH_METHODS = frozenset(
     {"open", "read_text", "read_bytes", "write_text", "write_bytes", "unlink", "touch"}
 )
-_SKIP_DIRS = frozenset({"__pycache__", ".git", "node_modules", ".venv", "venv"})
+_SKIP_DIRS = frozenset({".git"})
 
 
 @dataclass(frozen=True)
@@ -130,8 +164,11 @@ class _Auditor(ast.NodeVisitor):
     def __init__(self, path: Path) -> None:
         self.path = path
         self.findings: list[Finding] = []
-        #: local names bound to modules we care about (``import os as o`` → o: os)
+        #: local names bound to modules or names (``import os as o`` → o: os,
+        #: ``from os import system as s`` → s: os.system)
         self.aliases: dict[str, str] = {}
+        #: nodes already reported (a call's function is not reported again as a use)
+        self.seen: set[int] = set()
 
     def flag(self, node: ast.AST, code: str, message: str) -> None:
         line = getattr(node, "lineno", 0)
@@ -151,31 +188,62 @@ class _Auditor(ast.NodeVisitor):
         if node.level == 0 and root in _MODULE_RULES:
             self.flag(node, _MODULE_RULES[root], f"imports from `{module}`")
         for alias in node.names:
-            if root == "os" and alias.name.startswith(_OS_EXEC_PREFIXES):
-                self.flag(node, "SDX01", f"imports `os.{alias.name}` (runs programs)")
-            if root == "builtins" and alias.name in _BUILTIN_RULES:
-                self.flag(node, _BUILTIN_RULES[alias.name], f"imports `builtins.{alias.name}`")
+            dotted = self._danger(f"{root}.{alias.name}") if node.level == 0 else None
+            if dotted is not None:
+                self.flag(node, dotted[0], f"imports `{root}.{alias.name}`")
+            self.aliases[alias.asname or alias.name] = f"{module}.{alias.name}"
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
         name = _dotted(node.func)
         if name is not None:
+            self.seen.add(id(node.func))
             self._check_named_call(node, self._canonical(name))
         self._check_path_method(node)
         self.generic_visit(node)
 
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        self._check_reference(node)
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        self._check_reference(node)
+
+    def _check_reference(self, node: ast.Attribute | ast.Name) -> None:
+        """A dangerous name used as a value: ``f = os.system``, ``map(exec, …)``."""
+        if id(node) in self.seen or not isinstance(node.ctx, ast.Load):
+            return
+        name = _dotted(node)
+        found = self._danger(self._canonical(name)) if name else None
+        if found is not None:
+            self.seen.add(id(node))
+            self.flag(node, found[0], f"refers to `{found[1]}` (not only by calling it)")
+
     def _canonical(self, name: str) -> str:
         head, _, rest = name.partition(".")
         real = self.aliases.get(head, head)
-        return f"{real}.{rest}" if rest else real
+        full = f"{real}.{rest}" if rest else real
+        return full.removeprefix("builtins.")
+
+    @staticmethod
+    def _danger(name: str) -> tuple[str, str] | None:
+        """(code, canonical name) when ``name`` is a dangerous callable or table."""
+        head, _, attr = name.rpartition(".")
+        if name in _BUILTIN_RULES:
+            return _BUILTIN_RULES[name], name
+        if head in _OS_NAMES and attr.startswith(_OS_EXEC_PREFIXES):
+            return "SDX01", name
+        if head.startswith("asyncio") and "subprocess" in attr:
+            return "SDX02", name
+        if name == "sys.modules":
+            return "SDX06", name
+        return None
 
     def _check_named_call(self, node: ast.Call, name: str) -> None:
-        if name in _BUILTIN_RULES:
-            self.flag(node, _BUILTIN_RULES[name], f"calls `{name}()`")
-        elif name.startswith("os.") and name[3:].startswith(_OS_EXEC_PREFIXES):
-            self.flag(node, "SDX01", f"calls `{name}()` (runs programs)")
-        elif name.startswith("asyncio.") and "subprocess" in name:
-            self.flag(node, "SDX02", f"calls `{name}()`")
+        found = self._danger(name)
+        if found is not None:
+            verb = "runs programs" if found[0] == "SDX01" else RULES[found[0]]
+            self.flag(node, found[0], f"calls `{name}()` ({verb})")
         elif name == "getattr" and len(node.args) >= 2:
             attr = _literal_prefix(node.args[1])
             if attr and (attr in _BUILTIN_RULES or attr.startswith(_OS_EXEC_PREFIXES)):
@@ -198,6 +266,8 @@ class _Auditor(ast.NodeVisitor):
         text = _literal_prefix(arg)
         if text is not None and _escapes(text):
             self.flag(node, "SDX07", f"`{how}` on {text!r}, outside the skill folder")
+        elif text is None and how in _OPENERS:
+            self.flag(node, "SDX07", f"`{how}` on a computed path (use ctx.tools Read/Write)")
 
 
 def audit_source(source: str, *, path: Path) -> list[Finding]:
@@ -211,34 +281,74 @@ def audit_source(source: str, *, path: Path) -> list[Finding]:
     return sorted(auditor.findings, key=lambda f: (f.line, f.col, f.code))
 
 
+def _decode(data: bytes) -> tuple[str, str]:
+    """Source text as Python decodes it (PEP 263 cookie or BOM), and the encoding."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding, errors="replace"), encoding
+    except (SyntaxError, LookupError):
+        return data.decode("utf-8", errors="replace"), "utf-8"
+
+
+def audit_file(path: Path) -> list[Finding]:
+    """Audit one ``.py`` file, decoded the way the interpreter would decode it."""
+    source, encoding = _decode(path.read_bytes())
+    findings = audit_source(source, path=path)
+    if encoding not in ("utf-8", "utf-8-sig"):
+        message = f"declares `coding: {encoding}`; readers and tools see other text than Python"
+        findings.insert(0, Finding("SDX08", message, path, 1))
+    return findings
+
+
+def _walk(folder: Path, include_scripts: bool) -> Iterator[tuple[Path, str]]:
+    """(folder, file name) for every file below ``folder``, iteratively, no symlinks."""
+    code_skill = (folder / "skill.py").is_file()
+    stack = [folder]
+    while stack:
+        here = stack.pop()
+        try:
+            entries = sorted(os.scandir(here), key=lambda e: e.name, reverse=True)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                skip_scripts = entry.name == "scripts" and (here / "SKILL.md").exists()
+                if entry.name not in _SKIP_DIRS and (
+                    include_scripts or code_skill or not skip_scripts
+                ):
+                    stack.append(Path(entry.path))
+            elif entry.is_file(follow_symlinks=False):
+                yield here, entry.name
+
+
 def python_files(folder: Path, *, include_scripts: bool = False) -> Iterator[Path]:
-    """The ``.py`` files an audit of ``folder`` reads, in a stable order."""
-    for dirpath, dirnames, filenames in os.walk(folder):
-        here = Path(dirpath)
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            if d not in _SKIP_DIRS
-            and not d.startswith(".")
-            and (include_scripts or not (d == "scripts" and (here / "SKILL.md").exists()))
-        )
-        for name in sorted(filenames):
-            if name.endswith(".py"):
-                yield here / name
+    """The ``.py`` files an audit of ``folder`` reads: all of them, hidden folders,
+    ``.venv`` and ``__pycache__`` included; ``scripts/`` of a prompt or script skill
+    only with ``include_scripts`` (a code skill's scripts are importable: always)."""
+    found = [here / name for here, name in _walk(folder, include_scripts) if name.endswith(".py")]
+    yield from sorted(found)
+
+
+def _cached(here: Path, name: str) -> bool:
+    """A ``__pycache__`` entry whose source exists (ignored by skilldeck's importer)."""
+    return here.name == "__pycache__" and (here.parent / f"{name.split('.')[0]}.py").is_file()
 
 
 def audit_skill(folder: Path, *, include_scripts: bool = False) -> list[Finding]:
-    """Audit the Python files a code skill imports: every ``.py`` under ``folder``
-    except its ``scripts/`` (scripts run as sandboxed subprocesses, never imported)."""
+    """Audit every Python file of a skill, and report any bytecode it ships."""
     findings: list[Finding] = []
-    for file in python_files(folder, include_scripts=include_scripts):
-        source = file.read_text(encoding="utf-8", errors="replace")
-        findings.extend(audit_source(source, path=file))
+    for here, name in sorted(_walk(folder, include_scripts)):
+        file = here / name
+        if name.endswith(".py"):
+            findings.extend(audit_file(file))
+        elif name.endswith((".pyc", ".pyo")) and not _cached(here, name):
+            message = "Python bytecode without its source (refused when run as a code skill)"
+            findings.append(Finding("SDX09", message, file, 0))
     return findings
 
 
 def audit_path(path: Path, *, include_scripts: bool = False) -> list[Finding]:
     """Audit one ``.py`` file, a skill folder, or a whole tree of them."""
     if path.is_file():
-        return audit_source(path.read_text(encoding="utf-8", errors="replace"), path=path)
+        return audit_file(path)
     return audit_skill(path, include_scripts=include_scripts)

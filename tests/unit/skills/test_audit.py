@@ -43,6 +43,19 @@ def codes(source: str) -> list[tuple[str, int]]:
         ("import io\nio.open('/etc/hosts')\n", [("SDX07", 2)]),
         ("from pathlib import Path\nPath('/etc/hosts').read_text()\n", [("SDX07", 2)]),
         ("import pathlib\npathlib.Path('../x').write_text('y')\n", [("SDX07", 2)]),
+        # issue 15: references, aliases and other spellings of the same calls
+        ("open(path)\n", [("SDX07", 1)]),
+        ("import posix\nposix.system('x')\n", [("SDX01", 2)]),
+        ("import builtins\nbuiltins.exec('x')\n", [("SDX04", 2)]),
+        ("import sys\nsys.modules['os'].system('x')\n", [("SDX06", 2)]),
+        ("import os as q\nrun = q.system\n", [("SDX01", 2)]),
+        ("from os import system as s\ns('x')\n", [("SDX01", 1), ("SDX01", 2)]),
+        ("import functools, os\nfunctools.partial(os.system, 'x')\n", [("SDX01", 2)]),
+        ("import os\nlist(map(os.system, ['x']))\n", [("SDX01", 2)]),
+        ("list(map(exec, ['x']))\n", [("SDX04", 1)]),
+        ("import pickle\n", [("SDX10", 1)]),
+        ("import runpy\n", [("SDX06", 1)]),
+        ("from asyncio import create_subprocess_shell\n", [("SDX02", 1)]),
     ],
 )
 def test_rules(source: str, expected: list[tuple[str, int]]) -> None:
@@ -55,7 +68,6 @@ def test_rules(source: str, expected: list[tuple[str, int]]) -> None:
         "import os\nos.path.join('a', 'b')\nos.environ.get('X')\n",
         "open('data/local.txt')\n",
         "open('a/../b.txt')\n",
-        "open(path)\n",
         "from pathlib import Path\nPath(__file__).parent.joinpath('x').read_text()\n",
         "from pathlib import Path\nPath('/etc')\n",  # constructing is not opening
         "import json, re, collections\n",
@@ -84,22 +96,41 @@ def test_finding_rendering_and_dict() -> None:
         "line": 3,
         "col": 0,
     }
-    assert set(RULES) == {f"SDX0{i}" for i in range(8)}
+    assert set(RULES) == {f"SDX{i:02d}" for i in range(11)}
 
 
-def test_audit_skill_walks_python_files_except_scripts(tmp_path: Path) -> None:
+def test_audit_skill_walks_every_python_file(tmp_path: Path) -> None:
+    # issue 15: hidden folders, .venv, __pycache__ and a code skill's scripts/ are read
     (tmp_path / "SKILL.md").write_text("---\nname: x\ndescription: y\n---\n")
     (tmp_path / "skill.py").write_text("import socket\n")
-    (tmp_path / "lib").mkdir()
-    (tmp_path / "lib" / "util.py").write_text("eval('1')\n")
-    (tmp_path / "scripts").mkdir()
-    (tmp_path / "scripts" / "run.py").write_text("import subprocess\n")
-    (tmp_path / "__pycache__").mkdir()
-    (tmp_path / "__pycache__" / "junk.py").write_text("import ctypes\n")
+    for rel, text in {
+        "lib/util.py": "eval('1')\n",
+        "scripts/run.py": "import subprocess\n",
+        "__pycache__/junk.py": "import ctypes\n",
+        ".venv/v.py": "import pickle\n",
+    }.items():
+        (tmp_path / rel).parent.mkdir(exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / "evil.pyc").write_bytes(b"\0" * 16)
     found = {(f.path.name, f.code) for f in audit_skill(tmp_path)}
-    assert found == {("skill.py", "SDX03"), ("util.py", "SDX04")}
-    with_scripts = {(f.path.name, f.code) for f in audit_skill(tmp_path, include_scripts=True)}
-    assert ("run.py", "SDX02") in with_scripts
+    assert found == {
+        ("skill.py", "SDX03"),
+        ("util.py", "SDX04"),
+        ("run.py", "SDX02"),
+        ("junk.py", "SDX05"),
+        ("v.py", "SDX10"),
+        ("evil.pyc", "SDX09"),
+    }
+    (tmp_path / "skill.py").unlink()  # a script skill: its scripts/ run sandboxed
+    without = {f.path.name for f in audit_skill(tmp_path)}
+    assert "run.py" not in without
+    assert "run.py" in {f.path.name for f in audit_skill(tmp_path, include_scripts=True)}
+
+
+def test_utf7_cookie_is_decoded_and_flagged(tmp_path: Path) -> None:
+    file = tmp_path / "skill.py"
+    file.write_bytes(b"# coding: utf-7\n# note +AAo-import os+ADs-os.system(+ACc-x+ACc-)\n")
+    assert [(f.code, f.line) for f in audit_path(file)] == [("SDX08", 1), ("SDX01", 3)]
 
 
 def test_audit_path_accepts_a_single_file(tmp_path: Path) -> None:
