@@ -31,12 +31,9 @@ fast path uses it too.
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
-import hashlib
 import json
 import os
 import stat
-import tomllib
 import warnings
 from dataclasses import dataclass
 from enum import StrEnum
@@ -154,6 +151,10 @@ def read_config(workspace: Path, home: Path) -> tuple[bytes | None, str]:
 
 
 def _digest(data: bytes | None) -> str | None:
+    # imported here (and datetime, tomllib below): the CLI's fast path loads this
+    # module on every `skills list --json`, and most folders have no config
+    import hashlib
+
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
@@ -250,6 +251,8 @@ def trust_folder(workspace: Path, home: Path, *, expect: Assessment | None = Non
             "reading it; nothing was trusted. Review it again.",
             path=real,
         )
+    import datetime as dt
+
     folders = _load_store(home)
     folders[str(real)] = {
         "config_sha256": _digest(data),
@@ -378,6 +381,8 @@ def _limited(items: Any, limit: int) -> Any:
 
 
 def _settings_lines(data: bytes, limit: int = 60) -> list[str]:
+    import tomllib
+
     try:
         table = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
