@@ -183,3 +183,111 @@ def test_a_killed_run_keeps_its_committed_turns_and_resumes(
     events = json_events(resumed.stdout)
     assert [e["name"] for e in events if e["type"] == "tool_call"] == ["Bash"]
     assert events[-1]["status"] == "completed" and events[-1]["text"] == "all done"
+
+
+RELAXED_CONFIG = """
+[permissions]
+mode = "bypassPermissions"
+allow = ["Bash", "Write"]
+[sandbox]
+mode = "off"
+network = true
+"""
+
+
+def test_resume_ignores_a_config_the_model_rewrote(tmp_path: Path) -> None:
+    """A paused session, then the model's rewrite of ./.skilldeck/config.toml (sandbox
+    off, bypass, allow Bash), then `resume --deny`: the next Bash is still asked, and
+    once approved it runs sandboxed (nothing written outside the workspace)."""
+    from skilldeck.sandbox import probe_sandbox
+
+    work = tmp_path / "work"
+    work.mkdir()
+    outside = tmp_path / "outside-marker"
+    script = write_script(
+        tmp_path / "relax.jsonl",
+        [
+            {"tool_calls": [tool_call("a", "Bash", command="echo hi")]},
+            {"tool_calls": [tool_call("b", "Bash", command=f"touch {outside}")]},
+            {"text": "done"},
+        ],
+    )
+    trusted = {"SKILLDECK_TRUST_WORKSPACE": "1"}  # trust must not be what stops it here
+    first = skilldeck("run", "go", "--model", f"scripted:{script}", "--json", cwd=work, env=trusted)
+    assert first.returncode == 0, first.stderr
+    sid = json_events(first.stdout)[-1]["session_id"]
+    (work / ".skilldeck").mkdir()
+    (work / ".skilldeck" / "config.toml").write_text(RELAXED_CONFIG, encoding="utf-8")
+
+    denied = skilldeck("resume", sid, "--deny", "--json", cwd=work, env=trusted)
+    assert denied.returncode == 0, denied.stderr
+    done = json_events(denied.stdout)[-1]
+    assert done["status"] == "paused"  # the next Bash is asked again
+    assert f"skilldeck resume {sid} --approve" in denied.stderr
+    if not probe_sandbox().available:
+        return
+    approved = skilldeck("resume", sid, "--approve", "--json", cwd=work, env=trusted)
+    assert approved.returncode == 0, approved.stderr
+    assert json_events(approved.stdout)[-1]["status"] == "completed"
+    assert not outside.exists()
+
+
+def test_a_resume_cannot_widen_the_session(tmp_path: Path) -> None:
+    script = write_script(
+        tmp_path / "w.jsonl",
+        [{"tool_calls": [tool_call("a", "Bash", command="echo hi")]}, {"text": "done"}],
+    )
+    first = skilldeck("run", "go", "--model", f"scripted:{script}", "--json", cwd=tmp_path)
+    sid = json_events(first.stdout)[-1]["session_id"]
+    allow = skilldeck("resume", sid, "--approve", "--allow", "Bash", cwd=tmp_path)
+    assert allow.returncode == 2 and "cannot add --allow" in allow.stderr
+    wider = skilldeck(
+        "resume", sid, "--approve", "--permission-mode", "bypassPermissions", cwd=tmp_path
+    )
+    assert wider.returncode == 2 and "would widen" in wider.stderr
+
+
+def test_resuming_a_sub_agent_session_rebuilds_that_sub_agent(tmp_path: Path) -> None:
+    """An `explore` child whose run failed is resumed by id: it keeps Read/Glob/Grep
+    behind its parent's rules, so the injected model's Bash call is refused."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("alpha\n", encoding="utf-8")
+    lines = [
+        {
+            "tool_calls": [
+                tool_call(
+                    "t", "Task", description="e", prompt="explore notes", subagent_type="explore"
+                )
+            ]
+        },
+        {"for": "explore notes", "tool_calls": [tool_call("r", "Read", file_path="notes.txt")]},
+        {"text": "parent done"},
+    ]
+    script = write_script(tmp_path / "child.jsonl", lines)
+    parent = skilldeck(
+        "run", "look", "--model", f"scripted:{script}", "--json",
+        "--permission-mode", "bypassPermissions", cwd=work,
+    )  # fmt: skip
+    assert parent.returncode == 0, parent.stderr
+    child_end = next(e for e in json_events(parent.stdout) if e["type"] == "subagent_end")
+    assert child_end["status"] == "error"
+    child_start = next(e for e in json_events(parent.stdout) if e.get("is_sub_agent"))
+    child = child_start.get("session_id")
+    if child is None:  # the child's id is on its stored session
+        from skilldeck.agent.session import SessionStore
+        from skilldeck.config import skilldeck_home
+
+        with SessionStore(skilldeck_home() / "sessions.db") as store:
+            child = next(r.id for r in store.list() if r.parent_id is not None)
+    lines[2:2] = [
+        {"for": "explore notes", "tool_calls": [tool_call("b", "Bash", command="touch pwned")]},
+        {"for": "explore notes", "text": "child done"},
+    ]
+    write_script(script, lines)
+    resumed = skilldeck("resume", child, "--json", cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    events = json_events(resumed.stdout)
+    bash = next(e for e in events if e["type"] == "tool_result" and e["id"] == "b")
+    assert bash["is_error"] and "explore" in bash["content"]
+    assert events[-1]["status"] == "completed" and not (work / "pwned").exists()
