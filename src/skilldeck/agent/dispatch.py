@@ -74,11 +74,15 @@ def gate_path_filter(gate: ToolGate, ctx: ToolContext) -> PathFilter:
 
 
 def _check_now(gate: ToolGate, call: ToolCall, ctx: ToolContext) -> Any:
+    """The gate's decision without an event loop when its ``check`` never suspends
+    (the permission gates); otherwise (it awaits, or needs a loop) on the loop."""
     coro = gate.check(call, ctx)
     try:
         coro.send(None)
     except StopIteration as done:
         return done.value
+    except Exception:
+        pass  # e.g. it needs the running loop: ask again there
     coro.close()
     return anyio.from_thread.run(gate.check, call, ctx)
 

@@ -290,3 +290,33 @@ async def test_read_of_a_huge_one_line_file_streams(work: Path) -> None:
     assert not result.is_error
     assert f"line truncated: {size:,} bytes" in result.content
     assert peak < size // 10, f"Read peaked at {peak:,} bytes for a {size:,}-byte file"
+
+
+class _AsyncGate:
+    """A gate that really awaits (and denies ``secrets``), or breaks."""
+
+    def __init__(self, *, broken: bool = False) -> None:
+        self.broken = broken
+
+    async def check(self, call: Any, ctx: ToolContext) -> Any:
+        import anyio
+
+        from skilldeck.agent.gate import GateDecision
+
+        await anyio.sleep(0)
+        if self.broken:
+            raise RuntimeError("gate exploded")
+        path = str(next(iter(call.input.values()), ""))
+        return GateDecision.deny("no") if "secrets" in path else GateDecision.allow()
+
+
+async def test_the_path_filter_asks_async_gates_and_fails_closed(work: Path) -> None:
+    from skilldeck.agent.dispatch import gate_path_filter
+
+    ctx = ToolContext(session_id="t", workspace=work, settings=Settings(workspace=work))
+    ctx.path_filter = gate_path_filter(_AsyncGate(), ctx)
+    listed = await GlobTool().call({"pattern": "**/*"}, ctx)
+    assert "README.md" in listed.content and "key.txt" not in listed.content
+    ctx.path_filter = gate_path_filter(_AsyncGate(broken=True), ctx)
+    broken = await GrepTool().call({"pattern": SECRET, "path": "src"}, ctx)
+    assert broken.is_error and SECRET not in broken.content
