@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
 import typer
 
+from skilldeck.agent.session import private_file
 from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption
 from skilldeck.cli.run_cmd import (
     AgentOption,
@@ -92,6 +93,7 @@ class PromptReader:
         from prompt_toolkit.key_binding import KeyBindings
 
         history_file.parent.mkdir(parents=True, exist_ok=True)
+        private_file(history_file)  # what was typed: 0600 whatever the umask
         bindings = KeyBindings()
 
         @bindings.add("escape", "enter")
