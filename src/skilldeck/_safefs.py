@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -104,3 +105,36 @@ def file_kind(mode: int) -> str:
         (stat.S_ISREG, "a regular file"),
     )
     return next((word for test, word in kinds if test(mode)), "a special file")
+
+
+def walk(
+    top: Path | str, *, max_depth: int | None = None
+) -> Iterator[tuple[str, list[str], list[str]]]:
+    """``os.walk(top)`` (top-down, links to folders listed but not entered, unreadable
+    folders skipped) without recursion: Python 3.11's ``os.walk`` recurses once per
+    level, so a planted tree ~1,000 folders deep raises RecursionError. Callers may
+    prune or sort ``dirnames`` in place, as with ``os.walk``; ``max_depth`` stops
+    descending below that many levels under ``top``."""
+    pending: list[tuple[str, int]] = [(os.fspath(top), 0)]
+    while pending:
+        path, depth = pending.pop()
+        try:
+            with os.scandir(path) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        dirnames: list[str] = []
+        filenames: list[str] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            (dirnames if is_dir else filenames).append(entry.name)
+        yield path, dirnames, filenames
+        if max_depth is not None and depth >= max_depth:
+            continue
+        for name in reversed(dirnames):
+            child = os.path.join(path, name)
+            if not os.path.islink(child):
+                pending.append((child, depth + 1))

@@ -8,6 +8,7 @@ single path handed to the kernel is longer than PATH_MAX allows."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import stat
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from skilldeck._safefs import walk
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import PackageError
 from skilldeck.skills.lockfile import MAX_DEPTH, collect_files, verify
@@ -131,10 +133,10 @@ def special_skill(tmp_path: Path) -> Path:
     sock = socket.socket(socket.AF_UNIX)
     sock.bind(str(folder / "scripts" / "sock"))
     sock.close()
-    try:  # a character device (like /dev/zero: reading it never ends)
+    # a character device (like /dev/zero: reading it never ends); unprivileged runs
+    # cannot make one, and the FIFOs and the socket still attack
+    with contextlib.suppress(PermissionError):
         os.mknod(folder / "zero", stat.S_IFCHR | 0o600, os.makedev(1, 5))
-    except PermissionError:
-        pass  # unprivileged: the FIFOs and the socket still attack
     return folder
 
 
@@ -194,3 +196,13 @@ def test_a_skill_md_named_folder_of_fifos_does_not_hang_discovery(
     settings = load_settings(workspace=tmp_path, home=skilldeck_home)
     registry = SkillRegistry.discover(settings, roots=[root], no_defaults=True, use_cache=False)
     assert registry.names() == ["ok"]
+
+
+def test_the_shared_walk_survives_a_tree_deeper_than_the_recursion_limit(
+    tmp_path: Path,
+) -> None:
+    """``skilldeck._safefs.walk`` is the drop-in for ``os.walk`` (which recurses once
+    per level on Python 3.11): 1,100 levels are listed, and ``max_depth`` cuts them."""
+    deep_tree(tmp_path / "t", 1100)
+    assert sum(1 for _ in walk(tmp_path / "t")) == 1101
+    assert sum(1 for _ in walk(tmp_path / "t", max_depth=10)) == 11
