@@ -27,7 +27,6 @@ which means "nothing found" or "files differ", not failure.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +34,7 @@ from pathlib import Path
 from skilldeck.errors import PermissionDeniedError, SkillExecutionError
 from skilldeck.sandbox import Sandbox
 from skilldeck.skills.process import run_process
+from skilldeck.skills.shellparse import parse_line
 
 __all__ = [
     "CommandOutput",
@@ -66,7 +66,6 @@ ShellRunner = Callable[[str], Awaitable[CommandOutput]]
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$", re.M)
 _INLINE = re.compile(r"(?:(?<=\s)|^)!`(?P<cmd>[^`\n]+)`", re.M)
 _EXIT_ONE_OK = frozenset({"grep", "egrep", "fgrep", "rg", "find", "diff"})
-_PIPE_SPLIT = re.compile(r"\|\|?|&&|;")
 
 
 @dataclass(frozen=True)
@@ -131,17 +130,12 @@ def has_dynamic_context(body: str) -> bool:
 
 
 def _programs(command: str) -> list[str]:
-    """The first program of each pipeline/list segment (``a | grep x`` → a, grep)."""
+    """The programs of a command line's commands (``a | grep x`` → a, grep), read by
+    the same bash grammar the permission check uses (never a second, looser lexer)."""
     names: list[str] = []
-    for part in _PIPE_SPLIT.split(command):
-        try:
-            words = shlex.split(part)
-        except ValueError:
-            words = part.split()
-        while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):
-            words = words[1:]  # leading VAR=value assignments
-        if words:
-            names.append(Path(words[0]).name)
+    for argv in parse_line(command).invocations:
+        if argv and argv[0]:
+            names.append(Path(argv[0]).name)
     return names
 
 

@@ -133,7 +133,8 @@ def _unquoted(text: str) -> str | None:
                 out.append(text[i + 1])
             i += 2
             continue
-        if not (_SAFE_UNQUOTED.fullmatch(ch) or (ord(ch) > 127 and ch.isalnum())):
+        tilde_literal = ch == "~" and i > 0 and text[i - 1] not in "=:"
+        if not (_SAFE_UNQUOTED.fullmatch(ch) or tilde_literal or (ord(ch) > 127 and ch.isalnum())):
             return None
         out.append(ch)
         i += 1
@@ -169,6 +170,8 @@ class _Walker:
         self.invocations: list[Argv] = []
         self.assignments: list[tuple[str, str | None]] = []
         self.hazard: str | None = None
+        #: commands already taken with their redirected_statement
+        self.seen: set[int] = set()
 
     def flag(self, why: str) -> None:
         if self.hazard is None:
@@ -185,7 +188,13 @@ class _Walker:
         kind = node.type
         if node.is_missing or kind == "ERROR":
             self.flag("bash syntax the parser does not understand")
-        elif kind in _COMMAND_NODES:
+        elif kind == "redirected_statement":
+            body = node.child_by_field_name("body")
+            if body is not None and body.type == "command":
+                extra = [w for r in node.children[1:] for w in _redirect_extra_words(r)]
+                self.invocations.append(_argv(body) + tuple(literal(w) for w in extra))
+                self.seen.add(body.id)
+        elif kind in _COMMAND_NODES and node.id not in self.seen:
             self.invocations.append(_argv(node))
         elif kind == "variable_assignment":
             self._assignment(node)
@@ -250,8 +259,10 @@ def _assignment_word(node: Any) -> str | None:
 def _redirect_extra_words(redirect: Any) -> list[Any]:
     """tree-sitter hangs ``arg`` of ``ls >x arg`` under the redirection; bash passes
     it to ``ls``. Every named child after the destination is such an argument."""
+    if redirect.type != "file_redirect":
+        return []
     named = [c for c in redirect.named_children if c.type != "file_descriptor"]
-    return named[1:] if redirect.type == "file_redirect" else []
+    return named[1:]
 
 
 # ---- the whole line, for allow rules -------------------------------------------------

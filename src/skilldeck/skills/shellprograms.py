@@ -163,6 +163,8 @@ class _Collector:
                 break
             i += 1
         rest = argv[i:] or spec.default
+        if spec.default:  # xargs adds arguments read at run time
+            rest = (*rest, None)
         if rest:
             self.argv(rest, depth)
         if spec.joins_rest and argv[i:]:
@@ -301,7 +303,7 @@ def _find(c: _Collector, argv: Argv, depth: int) -> None:
     """``find -exec PROG … ;`` runs PROG; ``find -delete`` removes files like ``rm``."""
     for k, word in enumerate(argv):
         if word == "-delete":
-            c.out.append(("rm",))
+            c.out.append(("rm", None))  # removes files, with run-time arguments
         elif word in ("-exec", "-execdir", "-ok", "-okdir"):
             end = k + 1
             while end < len(argv) and argv[end] not in (";", "+"):

@@ -54,8 +54,8 @@ def bash_rule_matches(spec: str, command: str, *, deny: bool) -> bool:
     if deny:
         found = programs(command)
         return found.opaque is not None or any(_denies(spec, a) for a in found.candidates)
-    if command.strip() == spec.strip():
-        return True
+    if command.strip() == spec.strip() and not _pattern(spec):
+        return True  # the user's (or an "allow always" answer's) own exact words
     simple = parse_line(command).simple
     return bool(simple) and all(_allows(spec, argv) for argv in simple or ())
 
@@ -103,6 +103,10 @@ def arguments_safe(argv: tuple[str, ...]) -> bool:
             if program == "tree" and "R" in word:
                 return False
     return True
+
+
+def _pattern(spec: str) -> bool:
+    return spec.endswith(":*") or any(ch in spec for ch in _GLOB)
 
 
 def _spec_words(text: str) -> tuple[str, ...]:
