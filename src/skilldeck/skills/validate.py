@@ -53,7 +53,7 @@ from skilldeck.skills.spec import (
     canonical_field,
     unsafe_name_reason,
 )
-from skilldeck.skills.walk import walk_tree
+from skilldeck.skills.walk import TOO_DEEP, walk_tree
 
 __all__ = [
     "RULES",
@@ -356,7 +356,8 @@ def validate_path(path: Path, *, strict: bool = False) -> list[ValidationReport]
     if not path.exists():
         message = f"{path} does not exist."
         return [ValidationReport(path, None, False, [_diag("SD008", message, path)])]
-    files = [path] if path.is_file() else _skill_files(path)
+    cut: list[Diagnostic] = []
+    files = [path] if path.is_file() else _skill_files(path, cut)
     if not files:
         message = f"no SKILL.md found in {path} or below it."
         return [ValidationReport(path, None, False, [_diag("SD009", message, path)])]
@@ -365,6 +366,7 @@ def validate_path(path: Path, *, strict: bool = False) -> list[ValidationReport]
         skill, diagnostics, name = _load(md, strict=strict, source=SkillSource.ROOT, root=None)
         valid = skill is not None and not any(d.is_error for d in diagnostics)
         reports.append(ValidationReport(md, name, valid, diagnostics))
+    reports += [ValidationReport(d.path or path, None, True, [d]) for d in cut]
     return reports
 
 
@@ -372,8 +374,11 @@ def _diag(code: str, message: str, path: Path) -> Diagnostic:
     return Diagnostic(code, RULES[code], message, path=path)
 
 
-def _skill_files(top: Path) -> list[Path]:
+def _skill_files(top: Path, cut: list[Diagnostic]) -> list[Path]:
     """Every SKILL.md (else skill.md) under ``top``, found as discovery finds them
     (the same walk: symlinks followed once, tool folders and skills' resource
-    folders skipped), so ``skills validate`` checks exactly what would be loaded."""
-    return [top / rel for rel in walk_tree(top).skill_mds]
+    folders skipped), so ``skills validate`` checks exactly what would be loaded.
+    Folders the walk did not enter for being too deep are added to ``cut``."""
+    tree = walk_tree(top)
+    cut.extend(d for d in tree.diagnostics if d.code == TOO_DEEP[0])
+    return [top / rel for rel in tree.skill_mds]

@@ -74,7 +74,8 @@ def test_a_600_level_tree_under_a_root_is_cut_and_reported(
     assert registry.names() == ["good"]
     assert any(d.code == TOO_DEEP[0] for d in registry.diagnostics)
     reports = validate_path(root)
-    assert [r.name for r in reports] == ["good"]
+    assert [r.name for r in reports] == ["good", None]  # the cut folder is reported
+    assert reports[1].valid and reports[1].warnings[0].code == TOO_DEEP[0]
 
 
 def test_a_600_level_tree_inside_a_skill_is_refused_by_pack_install_and_verify(
