@@ -69,6 +69,9 @@ from skilldeck.tools.skill_tool import cap_text
 
 #: how many ranked skills the level-1 block puts first when it has to shorten
 RANK_K = 20
+#: characters of a skill body preloaded into a conversation (``--skill``, chat's
+#: ``/skill``): real bodies are far shorter; a 150 MB one must not be stored whole
+BODY_CAP = 256 * 1024
 
 
 def choose_model_spec(settings: Settings, explicit: str | None = None) -> str:
@@ -232,7 +235,7 @@ def build_agent(
         model_spec=spec,
         stream_text=not json_events,
         on_event=on_event,
-        startup=_preloader(toolset.composed, cwd=workdir, limit=settings.agent.tool_output_limit),
+        startup=_preloader(toolset.composed, cwd=workdir),
         owns_store=session_store is None,
         initial_state=initial_state,
         parent_session=parent_session,
@@ -391,10 +394,9 @@ def _hinter(settings: Settings, registry: SkillRegistry, *, enabled: bool | None
 
 
 def _preloader(
-    composed: ComposedSkill | None, *, cwd: Path, limit: int
+    composed: ComposedSkill | None, *, cwd: Path
 ) -> Callable[[str], list[Message]] | None:
-    """``--skill NAME``: level-2 bodies of the composed set, in its execution order, each
-    capped at ``limit`` characters (a huge body must not be stored whole)."""
+    """``--skill NAME``: level-2 bodies of the composed set, in its execution order."""
     if composed is None:
         return None
     from skilldeck.skills.disclosure import render_level2
@@ -402,18 +404,24 @@ def _preloader(
     chosen = list(composed.skills)
 
     def preload(session_id: str) -> list[Message]:
-        out: list[Message] = []
-        for s in chosen:
-            body = render_level2(s, session_id=session_id, project_dir=cwd)
-            body, _ = cap_text(body, limit, source=str(s.skill_md))  # stored with the session
-            out.append(skill_body_message(s.name, body))
-        return out
+        return [
+            skill_body_message(
+                s.name,
+                render_level2(s, session_id=session_id, project_dir=cwd),
+                source=str(s.skill_md),
+            )
+            for s in chosen
+        ]
 
     return preload
 
 
-def skill_body_message(name: str, body: str, *, note: str | None = None) -> UserMessage:
-    """A loaded skill's body as a user-meta message, wrapped and marked as skill content."""
+def skill_body_message(
+    name: str, body: str, *, note: str | None = None, source: str | None = None
+) -> UserMessage:
+    """A loaded skill's body as a user-meta message, wrapped and marked as skill content,
+    cut at :data:`BODY_CAP` characters (the note names ``source``, where the rest is)."""
+    body, _ = cap_text(body, BODY_CAP, source=source)
     lead = note or f'The skill "{name}" was loaded for this session. Follow its instructions.'
     return UserMessage(
         content=f"{lead}\n{wrap_data('skill', body, name=name)}", meta=SKILL_BODY_META

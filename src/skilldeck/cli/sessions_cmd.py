@@ -1,7 +1,9 @@
 """``skilldeck sessions list|show|delete``: what the session store holds.
 
-``show`` prints the transcript (messages with tool calls and results), todos, usage
-and — for a paused session — what it is waiting for and the command to continue.
+``show`` prints the transcript (messages with tool calls and results), todos, usage,
+the agent type, depth and parent of a sub-agent's session, and — for a paused session —
+what it is waiting for and the command to continue. The launch record (the settings
+and rules a resume restores) stays in the store: it is not printed.
 """
 
 from __future__ import annotations
@@ -138,6 +140,9 @@ def _render(
         ("status", record.status),
         ("model", record.model),
         ("agent", record.agent),
+        ("type", record.agent_type or "-"),
+        ("depth", record.depth),
+        ("parent", record.parent_id or "-"),
         ("cwd", record.cwd),
         ("created", _when(record.created)),
         ("updated", _when(record.updated)),

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from skilldeck.agent.builder import build_agent
+from skilldeck.agent.builder import BODY_CAP, build_agent
 from skilldeck.agent.migrations import MIGRATIONS
 from skilldeck.agent.resume import build_agent_for_session, session_settings
 from skilldeck.agent.session import SessionStore, private_file
@@ -379,10 +379,11 @@ async def test_a_huge_skill_body_is_not_stored_whole(tmp_path: Path, work: Path)
         stored = agent.store.messages(done.session_id)
     limit = settings.agent.tool_output_limit
     assert done.status == "completed"
-    for row in stored:
-        assert len(MESSAGE_ADAPTER.dump_json(row.message)) <= limit + 4_000, row.message.role
+    for row in stored:  # the --skill preload is capped too
+        assert len(MESSAGE_ADAPTER.dump_json(row.message)) <= BODY_CAP + 4_000, row.message.role
         assert row.full_content is None or len(row.full_content) <= limit
     result = next(r.message for r in stored if isinstance(r.message, ToolResultMessage))
+    assert len(result.content) <= limit
     assert "characters, the first" in result.content and "SKILL.md" in result.content
 
 
