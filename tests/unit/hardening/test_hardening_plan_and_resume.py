@@ -136,6 +136,31 @@ async def test_plan_mode_skill_loads_text_but_runs_no_code(
     assert "Plain instructions" in results["p"].content and not results["p"].is_error
 
 
+async def test_plan_mode_spawns_no_sub_agent(tmp_path: Path, work: Path) -> None:
+    model = write_script(
+        tmp_path / "spawn.jsonl",
+        [
+            {
+                "tool_calls": [
+                    call("t", "Task", description="w", prompt="write pwned"),
+                    call("a", "Agent", description="w", prompt="write pwned"),
+                ]
+            },
+            {"for": "write pwned", "tool_calls": [call("w", "Write", file_path="pwned")]},
+            {"text": "planned"},
+        ],
+    )
+    with build_agent(
+        settings_for(work), model=model, cwd=work, hints=False, permission_mode="plan"
+    ) as agent:
+        done = await agent.run("plan")
+        results = tool_results(agent.store, done.session_id)
+    assert not (work / "pwned").exists()
+    assert not any(e.type == "subagent_start" for e in done.events)
+    for cid in "ta":
+        assert results[cid].is_error and "plan mode" in results[cid].content
+
+
 async def test_a_plan_sub_agent_type_runs_no_skill_code(
     tmp_path: Path, work: Path, skills: Path
 ) -> None:
