@@ -62,7 +62,7 @@ from skilldeck.sandbox import Sandbox
 from skilldeck.skills.audit import Finding
 from skilldeck.skills.codeapi import CodeSkill, SkillContext, SkillResult
 from skilldeck.skills.process import kill_group
-from skilldeck.skills.runner import ScriptRunner
+from skilldeck.skills.runner import ScriptRunner, scratch_prefix
 from skilldeck.skills.skill import Skill
 
 __all__ = ["PROTOCOL_VERSION", "IsolatedCodeSkill", "child_argv", "run_isolated"]
@@ -292,7 +292,8 @@ async def run_isolated(
     """Run ``skill`` in a child process (see the module docstring); never raises for
     what the skill does, only for setup (sandbox required but unusable, no Python)."""
     work = (ctx.workspace or settings.workspace).resolve()
-    scratch = Path(tempfile.mkdtemp(prefix=f"skilldeck-code-{skill.name[:40]}-"))
+    prefix = scratch_prefix(skill.name).replace("skilldeck-", "skilldeck-code-", 1)
+    scratch = Path(tempfile.mkdtemp(prefix=prefix))
     try:
         network = settings.skill_settings(skill.name).get("network", False) is True
         wrapped = sandbox.wrap(

@@ -19,6 +19,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from skilldeck._safefs import walk as safe_walk
 from skilldeck.errors import ResourceAccessError, SkillParseError
 from skilldeck.skills.diagnostics import Diagnostic, diagnostic_from_row, diagnostic_to_row
 
@@ -419,7 +420,7 @@ class Skill:
         """Files under the skill folder other than SKILL.md, as sorted relative paths."""
         base = self.folder.resolve()
         found: list[str] = []
-        for dirpath, dirnames, filenames in os.walk(base):
+        for dirpath, dirnames, filenames in safe_walk(base):  # iterative: deep trees
             dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
             for name in sorted(filenames):
                 full = Path(dirpath) / name

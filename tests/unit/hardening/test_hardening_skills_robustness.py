@@ -207,3 +207,29 @@ def test_the_shared_walk_survives_a_tree_deeper_than_the_recursion_limit(
     deep_tree(tmp_path / "t", 1100)
     assert sum(1 for _ in walk(tmp_path / "t")) == 1101
     assert sum(1 for _ in walk(tmp_path / "t", max_depth=10)) == 11
+
+
+def test_listing_the_resources_of_a_very_deep_skill_does_not_recurse(tmp_path: Path) -> None:
+    """Level-3 listing walks iteratively: a 1,100-level ``assets/`` tree (Python 3.11's
+    ``os.walk`` recurses once per level) lists its file instead of raising RecursionError."""
+    from skilldeck.skills.validate import load_skill
+
+    skill_dir = tmp_path / "deep"
+    skill_dir.mkdir()
+    (skill_dir / "SKILL.md").write_text("---\nname: deep\ndescription: d\n---\nbody\n")
+    here = os.open(skill_dir, os.O_RDONLY)
+    try:
+        os.mkdir("assets", dir_fd=here)
+        for _ in range(1100):
+            below = os.open("assets" if _ == 0 else "d", os.O_RDONLY, dir_fd=here)
+            os.close(here)
+            here = below
+            os.mkdir("d", dir_fd=here)
+        fd = os.open("f.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=here)
+        os.write(fd, b"x")
+        os.close(fd)
+    finally:
+        os.close(here)
+    loaded = load_skill(skill_dir)
+    skill = loaded[0] if isinstance(loaded, tuple) else loaded
+    assert len(skill.list_resources()) == 1
