@@ -25,10 +25,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["Argv", "ParsedLine", "parse_line"]
+__all__ = ["RUNTIME", "Argv", "ParsedLine", "parse_line"]
 
 #: one argv; ``None`` stands for a word whose value bash only knows at run time
 Argv = tuple[str | None, ...]
+#: ends an option word whose value is known only at run time (``--opt=$x``)
+RUNTIME = "\x00"
 
 #: unquoted characters that mean nothing special to bash (anything else: not literal)
 _SAFE_UNQUOTED = re.compile(r"[A-Za-z0-9_@%+=:,./-]")
@@ -244,8 +246,25 @@ def _argv(node: Any) -> Argv:
             words.extend(literal(w) for w in _redirect_extra_words(child))
             continue
         target = child.children[0] if child.type == "command_name" else child
-        words.append(literal(target))
+        words.append(literal(target) if target.type != "concatenation" else _option_word(target))
     return tuple(words)
+
+
+def _option_word(node: Any) -> str | None:
+    """``--opt="$x"``: bash knows the value only at run time, but the option is plain
+    to see. Such a word keeps its literal ``--opt=`` head followed by :data:`RUNTIME`
+    (a NUL, which no real argument can hold); any other non-literal word is None."""
+    value = literal(node)
+    if value is not None:
+        return value
+    head: list[str] = []
+    for child in node.children:
+        piece = literal(child)
+        if piece is None:
+            break
+        head.append(piece)
+    text = "".join(head)
+    return text + RUNTIME if text.startswith("-") and "=" in text else None
 
 
 def _assignment_word(node: Any) -> str | None:

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from skilldeck.skills.shellparse import Argv, parse_line
+from skilldeck.skills.shellparse import RUNTIME, Argv, parse_line
 from skilldeck.skills.shellwrappers import (
     PRECISE,
     SHELLS,
@@ -122,22 +122,20 @@ class _Collector:
             self.shell(argv, depth)
         elif name in WRAPPERS:
             self.wrapped(argv, WRAPPERS[name], depth)
+        if name == "git":
+            _git_options(argv)
         if name not in PRECISE and not (name == "git" and not git_runs_commands(argv)):
             self.anywhere(argv, depth)
 
     def anywhere(self, argv: Argv, depth: int) -> None:
-        """Every literal argument of an unknown program may be a program it starts."""
+        """Every literal argument of an unknown program may be a program it starts, and
+        the value of an option that runs commands (``--to-command=…``) is a command line."""
         for k in range(1, len(argv)):
             word = argv[k]
             if word and not word.startswith("-") and (base := _basename(word)):
                 self.out.append((base, *argv[k + 1 :]))
-        if argv[0] == "git":
-            for k, word in enumerate(argv):
-                value = word.split("=", 1)[1] if word and "=" in word else None
-                if value and value.startswith("!"):  # git -c alias.x='!cmd'
-                    self.shell_string(value[1:], depth, "a git alias")
-                elif k and argv[k - 1] in ("-x", "--exec", "--extcmd", "run", "foreach"):
-                    self.shell_string(word, depth, f"git {argv[k - 1]}")
+            for text in _command_texts(_command_value(argv, k), argv[0] or "a program"):
+                self.shell_string(text, depth, f"an option of {argv[0]}")
 
     def wrapped(self, argv: Argv, spec: Wrapper, depth: int) -> None:
         """The program a wrapper runs, and the shell strings its options carry."""
@@ -216,6 +214,44 @@ class _Collector:
             raise _Opaque(f"{argv[0]} reads the commands it runs from its input")
         elif argv[i] is None or _device(argv[i] or ""):
             raise _Opaque(f"{argv[0]} runs a script only known at run time")
+
+
+#: option names whose value is a command line somewhere (``--to-command``, ``--rsh``…)
+_RUNS_OPTION = re.compile(r"exec|command|cmd|filter|rsh|shell|proxy|pager|editor|-pack|tool|action")
+#: git subcommands and short options followed by a command line
+_GIT_RUNNER_WORDS = frozenset({"-x", "-u", "run", "foreach"})
+_UNKNOWN = object()
+
+
+def _command_value(argv: Argv, k: int) -> str | object | None:
+    """The command line at ``argv[k]`` if an option says it is one: ``None`` when it is
+    only known at run time, :data:`_UNKNOWN` (or a falsy word) when it is no command."""
+    word, prev = argv[k], argv[k - 1]
+    if argv[0] == "git" and prev in ("-c", *_GIT_RUNNER_WORDS):
+        if word is None:
+            return None
+        return word.partition("=")[2] if prev == "-c" else word
+    if word and word.startswith("--") and "=" in word:
+        name, _, value = word[2:].partition("=")
+        return value if _runs_option(name) else _UNKNOWN
+    if prev and prev.startswith("--") and "=" not in prev and _runs_option(prev[2:]):
+        return word
+    return _UNKNOWN
+
+
+def _runs_option(name: str) -> bool:
+    return not name.startswith("no-") and _RUNS_OPTION.search(name) is not None
+
+
+def _command_texts(value: str | object | None, program: str) -> list[str]:
+    """``!cmd`` (git aliases) and ``exec=cmd`` (tar actions) hold a command line too."""
+    if value is _UNKNOWN:
+        return []
+    if value is None or RUNTIME in str(value):
+        raise _Opaque(f"an option of {program} runs a command line only known at run time")
+    text = str(value).removeprefix("!")
+    tail = _ASSIGNMENT.fullmatch(text)
+    return [text, tail.group(2)] if tail else [text] if text.strip() else []
 
 
 def _device(path: str) -> bool:
@@ -299,8 +335,27 @@ def _let(c: _Collector, argv: Argv, depth: int) -> None:
         raise _Opaque("let does arithmetic on names, which can run hidden commands")
 
 
+#: git's own options that take a value (before the subcommand)
+_GIT_VALUE_OPTIONS = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace"})
+
+
+def _git_options(argv: Argv) -> None:
+    """An expansion among git's own options (``git $X status``) can set any config,
+    and much of git's config runs commands."""
+    k = 1
+    while k < len(argv):
+        word = argv[k]
+        if word is None:
+            raise _Opaque("an expansion among git's options can make it run any command")
+        if not word.startswith("-"):
+            return
+        k += 2 if word in _GIT_VALUE_OPTIONS else 1
+
+
 def _find(c: _Collector, argv: Argv, depth: int) -> None:
     """``find -exec PROG … ;`` runs PROG; ``find -delete`` removes files like ``rm``."""
+    if None in argv:
+        raise _Opaque("an expansion in find's expression can be -delete or -exec")
     for k, word in enumerate(argv):
         if word == "-delete":
             c.out.append(("rm", None))  # removes files, with run-time arguments

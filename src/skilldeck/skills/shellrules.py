@@ -117,6 +117,8 @@ def _spec_words(text: str) -> tuple[str, ...]:
 
 
 def _allows(spec: str, argv: tuple[str, ...]) -> bool:
+    if not argv:
+        return False
     if spec.endswith(":*"):
         prefix = _spec_words(spec[:-2])
         return bool(prefix) and argv[: len(prefix)] == prefix and arguments_safe(argv)

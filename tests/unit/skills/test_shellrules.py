@@ -184,6 +184,15 @@ def test_writing_and_running_arguments_refused_for_prefix_and_glob_rules() -> No
         "cat <<EOF\n$(rm x)\nEOF",
         "git rebase -x 'rm x'",
         "git -c alias.y='!rm x' y",
+        "git -c core.fsmonitor='rm x' status",
+        "git filter-branch --tree-filter 'rm x'",
+        "git bisect run rm x",
+        "git clone -u 'rm x' repo",
+        "tar --to-command='rm x' -xf a.tar",
+        "tar --checkpoint-action=exec='rm x' -cf a.tar y",
+        "rsync --rsh='rm x' a b",
+        "sudo -i 'rm x'",
+        "toybox rm x",
     ],
 )
 def test_deny_rule_catches_every_spelling(command: str) -> None:
@@ -229,6 +238,9 @@ def test_deny_rule_catches_every_spelling(command: str) -> None:
         "env PATH=/tmp ls",
         "hash -p /bin/rm ls",
         'find . -exec "$p" ;',
+        "find . $expr",
+        "git $opt status",
+        'tar --to-command="$c" -xf a.tar',
         "ls (",
         "if then",
     ],
@@ -255,6 +267,9 @@ def test_unanalysable_lines_match_every_deny_rule(command: str) -> None:
         "bash script.sh",
         "python -c 'import os'",
         "printf '%s\\n' \"$x\"",
+        "git commit -m \"$(cat <<'EOF'\nmessage\nEOF\n)\"",
+        "git --no-pager log",
+        "git rm --cached x",
     ],
 )
 def test_deny_rule_leaves_other_commands_alone(command: str) -> None:
