@@ -26,7 +26,9 @@ from skilldeck.skills.toolrules import split_tool_list
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 #: an agent's name also names its memory folder and its sessions: keep it a plain word
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-#: read-only shell commands a ``plan`` agent may run
+#: read-only shell commands a ``plan`` agent may run. Prefix rules approve only literal
+#: simple commands with no redirection to a file and no writing or command-running
+#: argument (``find -delete``/``-exec``, ``rg --pre``, ``--output=…``): skills/shellrules.py
 READ_ONLY_BASH = (
     "Bash(ls:*)",
     "Bash(cat:*)",

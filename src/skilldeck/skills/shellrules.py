@@ -109,6 +109,7 @@ def _pattern(spec: str) -> bool:
     return spec.endswith(":*") or any(ch in spec for ch in _GLOB)
 
 
+@lru_cache(maxsize=1024)
 def _spec_words(text: str) -> tuple[str, ...]:
     try:
         return tuple(shlex.split(text))
