@@ -142,9 +142,11 @@ class SessionStore:
     def __init__(self, path: Path, *, busy_timeout: float = 10.0) -> None:
         self.path = Path(path)
         self._lock = threading.RLock()
+        in_memory = str(path) == ":memory:"  # sqlite's own name for a private database
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            private_file(self.path)
+            if not in_memory:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                private_file(self.path)
             self._conn = sqlite3.connect(
                 self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
             )
@@ -152,7 +154,8 @@ class SessionStore:
             raise SessionError(f"Cannot open the session store {self.path}: {e}") from e
         self._conn.row_factory = sqlite3.Row
         self._retry(lambda: self._setup(busy_timeout))
-        self._private_companions()
+        if not in_memory:
+            self._private_companions()
 
     @classmethod
     def open(cls, settings: Settings) -> SessionStore:
