@@ -16,13 +16,24 @@ as untrusted again until you review the file and trust it again. The digest is t
 over the very bytes the settings are parsed from (read once), so no second read can
 swap them.
 
+The store also records which workspace control roots (``.skilldeck/skills``,
+``.agents/skills``, ``.claude/skills``, ``.skilldeck/agents``) existed when you
+trusted the folder. A root that appears later is ignored, with the same one warning
+line, until you trust the folder again (which shows what it holds): the sandbox
+re-binds only *existing* control folders read-only, so a sandboxed command can still
+``mkdir -p .claude/skills/x`` in a folder that had no ``.claude``, and a skill planted
+there could pre-approve tools through ``allowed-tools``. Deciding this costs one
+``stat`` per root; skill contents are not hashed (an existing root is protected by
+the sandbox and the file tools, not by this check).
+
 An untrusted workspace's config file and its workspace skill roots
 (``.skilldeck/skills``, ``.agents/skills``, ``.claude/skills``) and agent definitions
 (``.skilldeck/agents``) are ignored as a whole, with one warning line saying what and
 how to trust. ``SKILLDECK_TRUST_WORKSPACE=1`` trusts the workspace for one process
-(CI and tests; a model cannot set skilldeck's own environment), ``=0`` distrusts it
-even when stored; neither applies to ``/`` or your home folder, which are never
-trusted without ``skilldeck trust`` (and that refuses them: run in a project folder).
+(CI and tests; a model cannot set skilldeck's own environment; a folder that is in
+the store keeps only the roots recorded there), ``=0`` distrusts it even when
+stored; neither applies to ``/`` or your home folder, which are never trusted without
+``skilldeck trust`` (and that refuses them: run in a project folder).
 
 This module sits at the bottom layer (standard library only, no pydantic): the CLI's
 fast path uses it too.
@@ -41,10 +52,13 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck._atomic import atomic_write_text
+from skilldeck._trust_text import SENSITIVE as SENSITIVE  # re-exported
+from skilldeck._trust_text import root_contents, settings_lines
 from skilldeck.errors import ConfigError, ConfigWarning
 
 __all__ = [
     "CONFIG_FILENAME",
+    "CONTROL_ROOTS",
     "TRUST_ENV",
     "WORKSPACE_DIRNAME",
     "WORKSPACE_SKILL_ROOTS",
@@ -54,6 +68,7 @@ __all__ = [
     "describe_workspace",
     "ignored_paths",
     "list_trusted",
+    "present_roots",
     "revoke_folder",
     "store_path",
     "trust_folder",
@@ -64,26 +79,12 @@ CONFIG_FILENAME = "config.toml"
 WORKSPACE_DIRNAME = ".skilldeck"
 WORKSPACE_SKILL_ROOTS = (".skilldeck/skills", ".agents/skills", ".claude/skills")
 WORKSPACE_AGENTS = ".skilldeck/agents"
+#: every workspace folder whose content the next run loads, in precedence order
+CONTROL_ROOTS = (*WORKSPACE_SKILL_ROOTS, WORKSPACE_AGENTS)
 TRUST_ENV = "SKILLDECK_TRUST_WORKSPACE"
 STORE_NAME = "trusted-folders.json"
 #: a config or store larger than this is not read (a workspace config is a few lines)
 _MAX_BYTES = 1024 * 1024
-#: settings that relax security or run things, marked when a config is shown. The
-#: whole file of an untrusted workspace is ignored, not only these.
-SENSITIVE = (
-    "sandbox",
-    "permissions",
-    "mcp",
-    "model",
-    "models.default",
-    "models.base_url",
-    "skills.code_skills",
-    "skills.trusted",
-    "skills.dirs",
-    "skills.settings",
-    "skills.dynamic_context",
-    "agent",
-)
 
 
 class TrustState(StrEnum):
@@ -104,10 +105,26 @@ class Assessment:
     digest: str | None
     #: why, for messages: "store", "environment", "argument", or a problem
     reason: str = ""
+    #: the :data:`CONTROL_ROOTS` the store recorded at trust time (None: no record
+    #: restricts them, as for a folder trusted by the environment and never stored)
+    roots: frozenset[str] | None = None
+    #: the :data:`CONTROL_ROOTS` that were folders when this assessment was made
+    present: tuple[str, ...] = ()
 
     @property
     def trusted(self) -> bool:
         return self.state is TrustState.TRUSTED
+
+    def accepts(self, root: str) -> bool:
+        """Whether the loaders may read the workspace root ``root`` (one of
+        :data:`CONTROL_ROOTS`): the folder is trusted and the root was recorded at
+        trust time (or no record restricts it)."""
+        return self.trusted and (self.roots is None or root in self.roots)
+
+    @property
+    def new_roots(self) -> list[str]:
+        """Present roots a trusted folder ignores: they appeared since trust."""
+        return [r for r in self.present if self.trusted and not self.accepts(r)]
 
     @property
     def config_path(self) -> Path:
@@ -158,6 +175,24 @@ def _digest(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
+def present_roots(workspace: Path) -> tuple[str, ...]:
+    """The :data:`CONTROL_ROOTS` of ``workspace`` that are folders now (one ``stat``
+    each, following symlinks as the loaders do)."""
+    return tuple(sub for sub in CONTROL_ROOTS if os.path.isdir(workspace / sub))
+
+
+def _recorded_roots(record: dict[str, Any] | None) -> frozenset[str] | None:
+    """The roots a store record accepts: None without a record; none at all for a
+    record without a well-formed ``roots`` list (written before roots were
+    recorded, or tampered with): fail closed, ``skilldeck trust`` records them."""
+    if record is None:
+        return None
+    roots = record.get("roots")
+    if not isinstance(roots, list):
+        return frozenset()
+    return frozenset(r for r in roots if isinstance(r, str) and r in CONTROL_ROOTS)
+
+
 def _env_choice(workspace: Path) -> bool | None:
     value = os.environ.get(TRUST_ENV, "").strip().lower()
     if value in ("1", "true", "yes", "on"):
@@ -173,18 +208,22 @@ def assess_workspace(workspace: Path, home: Path, *, trust: bool | None = None) 
     workspace = Path(os.path.realpath(workspace))
     data, problem = read_config(workspace, home)
     digest = _digest(data)
+    present = present_roots(workspace)
     if problem:
-        return Assessment(workspace, TrustState.UNREADABLE, None, None, problem)
+        return Assessment(workspace, TrustState.UNREADABLE, None, None, problem, present=present)
+    record = _load_store(home).get(str(workspace))
+    roots = _recorded_roots(record)
     choice, reason = (trust, "argument") if trust is not None else (_env_choice(workspace), "")
     if choice is not None:
         state = TrustState.TRUSTED if choice else TrustState.UNTRUSTED
-        return Assessment(workspace, state, data, digest, reason or "environment")
-    record = _load_store(home).get(str(workspace))
+        return Assessment(workspace, state, data, digest, reason or "environment", roots, present)
     if record is None:
-        return Assessment(workspace, TrustState.UNTRUSTED, data, digest, "store")
-    if record.get("config_sha256") != digest:
-        return Assessment(workspace, TrustState.CHANGED, data, digest, "store")
-    return Assessment(workspace, TrustState.TRUSTED, data, digest, "store")
+        state = TrustState.UNTRUSTED
+    elif record.get("config_sha256") != digest:
+        state = TrustState.CHANGED
+    else:
+        state = TrustState.TRUSTED
+    return Assessment(workspace, state, data, digest, "store", roots, present)
 
 
 # ---- the store ------------------------------------------------------------------
@@ -225,9 +264,10 @@ def _save_store(home: Path, folders: dict[str, dict[str, Any]]) -> None:
 
 
 def trust_folder(workspace: Path, home: Path, *, expect: Assessment | None = None) -> Assessment:
-    """Record ``workspace`` (its real path) as trusted with its config's digest now.
-    Refuses ``/`` and the home folder (ConfigError saying why and what to do), and,
-    given ``expect`` (what a person was shown), a config that changed since."""
+    """Record ``workspace`` (its real path) as trusted with its config's digest and
+    the control roots present now. Refuses ``/`` and the home folder (ConfigError
+    saying why and what to do), and, given ``expect`` (what a person was shown), a
+    config that changed or a control root that appeared since."""
     real = Path(os.path.realpath(workspace))
     if never_trusted_implicitly(real):
         raise ConfigError(
@@ -245,21 +285,41 @@ def trust_folder(workspace: Path, home: Path, *, expect: Assessment | None = Non
             "replace it with a regular TOML file before trusting the folder.",
             path=real,
         )
-    if expect is not None and expect.digest != _digest(data):
-        raise ConfigError(
-            f"{real / WORKSPACE_DIRNAME / CONFIG_FILENAME} changed while you were "
-            "reading it; nothing was trusted. Review it again.",
-            path=real,
-        )
+    present = present_roots(real)
+    _check_unchanged(real, expect, _digest(data), present)
     import datetime as dt
 
     folders = _load_store(home)
     folders[str(real)] = {
         "config_sha256": _digest(data),
+        "roots": list(present),
         "trusted_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
     _save_store(home, folders)
-    return Assessment(real, TrustState.TRUSTED, data, _digest(data), "store")
+    return Assessment(
+        real, TrustState.TRUSTED, data, _digest(data), "store", frozenset(present), present
+    )
+
+
+def _check_unchanged(
+    real: Path, expect: Assessment | None, digest: str | None, present: tuple[str, ...]
+) -> None:
+    """ConfigError when the folder is no longer what ``expect`` showed a person."""
+    if expect is None:
+        return
+    if expect.digest != digest:
+        raise ConfigError(
+            f"{real / WORKSPACE_DIRNAME / CONFIG_FILENAME} changed while you were "
+            "reading it; nothing was trusted. Review it again.",
+            path=real,
+        )
+    appeared = [r for r in present if r not in expect.present]
+    if appeared:
+        raise ConfigError(
+            f"{real}: {', '.join(appeared)} appeared while you were reviewing the "
+            "folder; nothing was trusted. Review it again.",
+            path=real,
+        )
 
 
 def revoke_folder(workspace: Path, home: Path) -> bool:
@@ -282,6 +342,8 @@ def list_trusted(home: Path) -> list[tuple[Path, str, TrustState | None]]:
         if folder.is_dir():
             data, problem = read_config(folder, home)
             same = not problem and record.get("config_sha256") == _digest(data)
+            accepted = _recorded_roots(record) or frozenset()
+            same = same and set(present_roots(folder)) <= accepted
             state = TrustState.TRUSTED if same else TrustState.CHANGED
         found.append((folder, str(record.get("trusted_at", "")), state))
     return found
@@ -291,15 +353,20 @@ def list_trusted(home: Path) -> list[tuple[Path, str, TrustState | None]]:
 
 
 def ignored_paths(assessment: Assessment, home: Path) -> list[str]:
-    """The workspace files an untrusted ``assessment`` leaves out, relative to the
-    workspace: its config file and the skill and agent folders that exist (those that
-    are the user's own folders too, as in the home folder, excepted)."""
+    """The workspace files ``assessment`` leaves out, relative to the workspace: for
+    an untrusted folder its config file and the skill and agent folders that exist,
+    for a trusted one the control roots that appeared since trust (those that are the
+    user's own folders too, as in the home folder, excepted)."""
     if assessment.trusted:
-        return []
+        candidates = assessment.new_roots
+        found: list[str] = []
+    else:
+        candidates = list(assessment.present)
+        config = assessment.config is not None or assessment.state is TrustState.UNREADABLE
+        found = [f"{WORKSPACE_DIRNAME}/{CONFIG_FILENAME}"] if config else []
+    if not candidates:
+        return found
     ws = assessment.workspace
-    found: list[str] = []
-    if assessment.config is not None or assessment.state is TrustState.UNREADABLE:
-        found.append(f"{WORKSPACE_DIRNAME}/{CONFIG_FILENAME}")
     users = {
         os.path.realpath(p)
         for p in (
@@ -309,10 +376,7 @@ def ignored_paths(assessment: Assessment, home: Path) -> list[str]:
             Path.home() / ".claude" / "skills",
         )
     }
-    for sub in (*WORKSPACE_SKILL_ROOTS, WORKSPACE_AGENTS):
-        path = ws / sub
-        if path.is_dir() and os.path.realpath(path) not in users:
-            found.append(sub)
+    found += [sub for sub in candidates if os.path.realpath(ws / sub) not in users]
     return found
 
 
@@ -324,6 +388,13 @@ def untrusted_message(assessment: Assessment, home: Path) -> str | None:
     ws = assessment.workspace
     what = ", ".join(ignored) + (" is" if len(ignored) == 1 else " are")
     config = f"{WORKSPACE_DIRNAME}/{CONFIG_FILENAME}"
+    if assessment.trusted:
+        return (
+            f"{ws}: {', '.join(ignored)} appeared after you trusted this folder (a model "
+            f"or a checkout may have created {'it' if len(ignored) == 1 else 'them'}), so "
+            f"{what} ignored; review {'it' if len(ignored) == 1 else 'them'}, then run "
+            f"`skilldeck trust {ws}` again"
+        )
     if assessment.state is TrustState.CHANGED:
         return (
             f"{ws}: {config} changed since you trusted this folder (a model or a "
@@ -365,47 +436,7 @@ def describe_workspace(assessment: Assessment, home: Path) -> list[str]:
         if config.is_symlink():
             lines.append(f"  {config} is a symbolic link to {os.path.realpath(config)}")
         lines.append(f"  {config} sets (! = relaxes security or runs things):")
-        lines.extend(f"    {line}" for line in _settings_lines(assessment.config))
-    for sub in (*WORKSPACE_SKILL_ROOTS, WORKSPACE_AGENTS):
-        if (ws / sub).is_dir():
-            count = sum(1 for _ in _limited((ws / sub).glob("*/*.md"), 10_000))
-            lines.append(f"  {sub}/ ({count} folders holding a .md file)")
+        lines.extend(f"    {line}" for line in settings_lines(assessment.config))
+    for sub in assessment.present:
+        lines.append(f"  {sub}/: {root_contents(ws / sub)}")
     return lines
-
-
-def _limited(items: Any, limit: int) -> Any:
-    for i, item in enumerate(items):
-        if i >= limit:
-            return
-        yield item
-
-
-def _settings_lines(data: bytes, limit: int = 60) -> list[str]:
-    import tomllib
-
-    try:
-        table = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        return [f"(not valid TOML: {e})"]
-    leaves: list[tuple[str, Any]] = []
-
-    def walk(prefix: str, node: dict[str, Any]) -> None:
-        for key, value in node.items():
-            name = f"{prefix}.{key}" if prefix else str(key)
-            if isinstance(value, dict) and value:
-                walk(name, value)
-            else:
-                leaves.append((name, value))
-
-    walk("", table)
-    lines = [
-        f"{'!' if _sensitive(name) else ' '} {name} = {json.dumps(value, default=str)[:200]}"
-        for name, value in leaves
-    ]
-    if len(lines) > limit:
-        lines = [*lines[:limit], f"  … and {len(lines) - limit} more"]
-    return lines or ["(nothing)"]
-
-
-def _sensitive(name: str) -> bool:
-    return any(name == s or name.startswith(s + ".") for s in SENSITIVE)

@@ -165,7 +165,7 @@ def test_description_marks_what_relaxes_security(ws: Path, skilldeck_home: Path)
     lines = describe_workspace(assess_workspace(ws, skilldeck_home), skilldeck_home)
     assert '    ! sandbox.mode = "off"' in lines
     assert "      skills.strict = true" in lines
-    assert "  .claude/skills/ (1 folders holding a .md file)" in lines
+    assert "  .claude/skills/: 1 entry: x" in lines
 
 
 def test_fast_path_follows_the_same_trust(ws: Path, skilldeck_home: Path) -> None:

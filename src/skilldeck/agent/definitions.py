@@ -114,7 +114,7 @@ def agent_roots(settings: Settings) -> list[tuple[str, Path]]:
     # a workspace's own definitions count only in a trusted folder (skilldeck.trust)
     workspace = [("workspace", settings.workspace / ".skilldeck" / "agents")]
     return [
-        *(workspace if settings.workspace_trusted else []),
+        *(workspace if settings.workspace_trust.accepts(".skilldeck/agents") else []),
         ("user", settings.home / "agents"),
         ("bundled", bundled),
     ]

@@ -4,7 +4,8 @@ Roots, highest precedence first (see ``docs/architecture.md``):
 
 1. explicit roots (``--root``), in the order given
 2. workspace: ``./.skilldeck/skills``, ``./.agents/skills``, ``./.claude/skills`` —
-   only when the workspace is trusted (``settings.workspace_trusted``, see
+   only when the workspace is trusted and the root existed when it was trusted
+   (``settings.workspace_trust.accepts``, see
    :mod:`skilldeck.trust`): whoever writes the folder, a cloned repository or a model,
    must not choose the skills (and the code) a run loads
 3. user: ``$SKILLDECK_HOME/skills``, ``~/.agents/skills``, ``~/.claude/skills``
@@ -149,8 +150,13 @@ def resolve_roots(
     workspace, home = settings.workspace, Path.home()
     found = [Root(_absolute(p, workspace), SkillSource.ROOT, explicit=True) for p in roots]
     if not no_defaults:
-        if settings.workspace_trusted:
-            found += [Root(workspace / sub, SkillSource.WORKSPACE) for sub in WORKSPACE_SKILL_ROOTS]
+        # a trusted folder's roots that existed at trust time (skilldeck.trust)
+        trust = settings.workspace_trust
+        found += [
+            Root(workspace / sub, SkillSource.WORKSPACE)
+            for sub in WORKSPACE_SKILL_ROOTS
+            if trust.accepts(sub)
+        ]
         found += [
             Root(settings.home / "skills", SkillSource.USER),
             Root(home / ".agents" / "skills", SkillSource.USER),
