@@ -10,6 +10,7 @@ program ran and nothing was written.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -234,6 +235,8 @@ def test_dynamic_context_runs_nothing_its_rules_do_not_cover(tmp_path: Path) -> 
 
 # ---- properties: what the rules approve, a real bash runs harmlessly ------------------
 
+#: no absolute paths: generated lines only ever name files in their scratch folder
+#: (and they run in a read-only view of the host when bubblewrap is there)
 HOSTILE = [
     "#",
     ";",
@@ -264,7 +267,6 @@ HOSTILE = [
     "${x@P}",
     "$'\\x24'",
     "2>&1",
-    "/dev/null",
     "--output=O",
     "-delete",
     "eval ",
@@ -285,12 +287,29 @@ suffixes = st.lists(
 ).map("".join)
 
 
+def _jail(folder: Path) -> list[str]:
+    """A read-only view of the host with only ``folder`` writable (bubblewrap), so a
+    generated line can never damage the machine, even as root; [] without bwrap."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None or not _bwrap_works(bwrap):
+        return []
+    jail = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    jail += ["--tmpfs", "/tmp", "--bind", str(folder), str(folder), "--chdir", str(folder)]
+    return [*jail, "--unshare-net", "--die-with-parent", "--new-session"]
+
+
+@functools.cache
+def _bwrap_works(bwrap: str) -> bool:
+    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-net", "true"]
+    return subprocess.run(argv, capture_output=True, timeout=10).returncode == 0
+
+
 def run_traced(command: str, folder: Path) -> list[str]:
     """Run with ``set -x`` (PS4 marked) and return the traced commands; nested levels
     (subshells, substitutions) repeat the marker."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(folder), "PS4": "\x01 "}
     proc = subprocess.run(
-        [BASH or "bash", "-xc", command],
+        [*_jail(folder), BASH or "bash", "-xc", command],
         cwd=folder,
         env=env,
         capture_output=True,
