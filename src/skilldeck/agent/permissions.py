@@ -35,6 +35,7 @@ from skilldeck.skills.policy import ToolPolicy
 from skilldeck.skills.shellrules import (
     bash_allow_refusal,
     bash_opaque_reason,
+    exact_spec,
     split_shell_command,
 )
 from skilldeck.skills.toolrules import ToolRule, parse_rules
@@ -236,7 +237,7 @@ def always_rule(tool_name: str, tool_input: Mapping[str, Any] | None) -> ToolRul
     """The rule an "allow always" answer creates: the whole tool, or for Bash the exact
     command (approving ``make test`` must not approve ``make deploy``)."""
     if tool_name == "Bash" and tool_input and isinstance(tool_input.get("command"), str):
-        return ToolRule("Bash", str(tool_input["command"]).strip())
+        return ToolRule("Bash", exact_spec(str(tool_input["command"])))
     return ToolRule(tool_name)
 
 

@@ -25,14 +25,19 @@ from skilldeck.skills.shellparse import Argv, parse_line
 from skilldeck.skills.shellprograms import programs
 
 __all__ = [
+    "EXACT",
     "arguments_safe",
     "bash_allow_refusal",
     "bash_opaque_reason",
     "bash_rule_matches",
+    "exact_spec",
     "split_shell_command",
 ]
 
 _GLOB = "*?["
+#: ``Bash(exact:TEXT)`` covers the command line TEXT only, read as text: how an "allow
+#: always" answer is kept when the command would otherwise read as a pattern
+EXACT = "exact:"
 #: long options that write a file or run a command, for the programs people allow;
 #: an abbreviation (``--out``) counts too, as GNU getopt and git accept them
 _WRITING_LONG = (  # noqa: SIM905
@@ -51,6 +56,8 @@ _HARMLESS_O = frozenset({"grep", "egrep", "fgrep", "rg", "ls", "ps"})
 
 def bash_rule_matches(spec: str, command: str, *, deny: bool) -> bool:
     """Does ``Bash(spec)`` cover ``command``? ``deny`` for deny and ask rules."""
+    if spec.startswith(EXACT):  # an "allow always" answer: this very text, nothing else
+        return command.strip() == spec[len(EXACT) :].strip()
     if deny:
         found = programs(command)
         return found.opaque is not None or any(_denies(spec, a) for a in found.candidates)
@@ -103,6 +110,13 @@ def arguments_safe(argv: tuple[str, ...]) -> bool:
             if program == "tree" and "R" in word:
                 return False
     return True
+
+
+def exact_spec(command: str) -> str:
+    """The specifier that covers exactly ``command`` (``ls *.py`` must not become a
+    glob rule, ``x:*`` a prefix rule, ``*`` the whole tool)."""
+    text = command.strip()
+    return f"{EXACT}{text}" if _pattern(text) or text.startswith(EXACT) or not text else text
 
 
 def _pattern(spec: str) -> bool:

@@ -365,3 +365,19 @@ def test_a_line_that_really_removes_the_victim_is_denied(program: str, suffix: s
         if (folder / "V").exists() and not ran_rm:
             return
     assert decide(command, allow=["Bash"], deny=["Bash(rm:*)"]) is Verdict.DENY, command
+
+
+# ---- "allow always" keeps exactly the command a human saw -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("approved", "other"),
+    [("*", "rm -rf x"), ("ls *.py", "ls a.py"), ("rm -rf /tmp/x:*", "rm -rf /tmp/x /home")],
+)
+def test_allow_always_never_becomes_a_pattern(approved: str, other: str) -> None:
+    policy = PermissionPolicy.from_lists()
+    rule = policy.allow_always("Bash", {"command": approved})
+    # the rule survives being stored as text in the session and parsed again on resume
+    resumed = PermissionPolicy.from_lists(allow=[str(rule)])
+    assert resumed.evaluate("Bash", {"command": approved}, workspace=WS).verdict is Verdict.ALLOW
+    assert resumed.evaluate("Bash", {"command": other}, workspace=WS).verdict is Verdict.ASK
