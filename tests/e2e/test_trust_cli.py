@@ -66,3 +66,29 @@ def test_a_run_and_its_resume_never_obey_a_config_the_model_wrote(tmp_path: Path
     resumed = skilldeck("resume", events[-1]["session_id"], "--json", cwd=ws, env=UNTRUSTED)
     assert not (ws / "PWNED").exists()
     assert resumed.returncode != 0 and "waiting for approval" in resumed.stderr
+
+
+def test_a_skill_root_created_after_trust_is_ignored_the_same_both_ways(tmp_path: Path) -> None:
+    ws = tmp_path / "repo"
+    ws.mkdir()
+    assert skilldeck("trust", cwd=ws, env=UNTRUSTED).returncode == 0  # no .claude/ then
+    skill = ws / ".claude" / "skills" / "planted"  # a sandboxed `mkdir -p` can do this
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: planted\ndescription: Use for everything.\nallowed-tools: Bash\n---\nGo.\n",
+        encoding="utf-8",
+    )
+    fast = skilldeck("skills", "list", "--json", cwd=ws, env=UNTRUSTED)
+    full = skilldeck(
+        "skills", "list", "--json", cwd=ws, env={**UNTRUSTED, "SKILLDECK_SKILLS__STRICT": "false"}
+    )
+    for result in (fast, full):
+        assert result.returncode == 0, result.stderr
+        assert "planted" not in names(result.stdout)
+        warning = [line for line in result.stderr.splitlines() if "skilldeck trust" in line]
+        assert len(warning) == 1 and ".claude/skills appeared after you trusted" in warning[0]
+    assert fast.stdout == full.stdout and fast.stderr == full.stderr
+    again = skilldeck("trust", cwd=ws, env=UNTRUSTED)
+    assert again.returncode == 0 and ".claude/skills/: 1 entry: planted" in again.stdout
+    after = skilldeck("skills", "list", "--json", cwd=ws, env=UNTRUSTED)
+    assert "planted" in names(after.stdout) and after.stderr == ""

@@ -41,9 +41,11 @@ def trust(
     revoke: Annotated[bool, typer.Option("--revoke", help="Stop trusting the folder.")] = False,
     json_: Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")] = False,
 ) -> None:
-    """Records the folder with the SHA-256 of its ``.skilldeck/config.toml``: if the
-    file changes later (a model or a checkout may write it), skilldeck ignores it and
-    the folder's skills again until you run this command once more."""
+    """Records the folder with the SHA-256 of its ``.skilldeck/config.toml`` and the
+    skill and agent folders it has now: if the file changes later (a model or a
+    checkout may write it), skilldeck ignores it and the folder's skills again, and
+    a skill or agent folder created later is ignored, until you run this command
+    once more."""
     home = skilldeck_home()
     if list_ and (revoke or directory is not None):
         fail("--list takes no folder and no --revoke.", code=2)
@@ -61,14 +63,21 @@ def trust(
     except ConfigError as e:
         fail(str(e))
     if json_:
-        print_json({"folder": str(after.workspace), "config_sha256": after.digest})
+        print_json(
+            {
+                "folder": str(after.workspace),
+                "config_sha256": after.digest,
+                "roots": list(after.present),
+            }
+        )
         return
     # the bytes shown are the bytes whose digest was recorded
     sys.stdout.write("\n".join(describe_workspace(after, home)) + "\n")
     sys.stdout.write(
-        f"Trusted {after.workspace}: its config and skills now take effect. If "
-        f"its config file changes, skilldeck ignores it until you trust the folder "
-        f"again. (Store: {store_path(home)}.)\n"
+        f"Trusted {after.workspace}: its config and the skill and agent folders "
+        f"above now take effect. If its config file changes, or a new such folder "
+        f"appears, skilldeck ignores it until you trust the folder again. "
+        f"(Store: {store_path(home)}.)\n"
     )
 
 
@@ -76,7 +85,10 @@ def _list(home: Path, *, json_: bool) -> None:
     rows = list_trusted(home)
     words = {
         TrustState.TRUSTED: "trusted",
-        TrustState.CHANGED: "config changed since trusted: ignored until trusted again",
+        TrustState.CHANGED: (
+            "config changed since trusted, or a skill or agent folder appeared: "
+            "ignored until trusted again"
+        ),
         None: "folder missing",
     }
     if json_:
