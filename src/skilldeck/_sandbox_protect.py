@@ -20,10 +20,15 @@ file or folder behind on the host):
 * a control path that is a symlink: its target is protected, the link itself can be
   replaced;
 * repositories nested deeper than one level below a root.
+
+skilldeck's own home (``$SKILLDECK_HOME``, default ``~/.skilldeck``: the trust
+store, trusted code-skill digests, user config and skills, sessions) is protected
+whenever a writable root holds it, e.g. when skilldeck runs in ``~``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -85,12 +90,37 @@ def _children(root: Path) -> Iterable[Path]:
         return
 
 
-def _homes() -> list[Path]:
-    homes = [Path.home()]
+def skilldeck_home() -> Path:
+    """``$SKILLDECK_HOME`` or ``~/.skilldeck``, as :func:`skilldeck.config.skilldeck_home`
+    says (repeated here: this module sits below config)."""
     env = os.environ.get("SKILLDECK_HOME")
-    if env:
-        homes.append(Path(env).expanduser())
-    return [Path(os.path.realpath(h)) for h in homes]
+    return Path(env).expanduser() if env else Path.home() / ".skilldeck"
+
+
+def _skilldeck_home_paths(real_roots: Sequence[Path]) -> list[Path]:
+    """skilldeck's own home — the trust store, trusted code-skill digests, the user
+    config and skills, the sessions a resume rebuilds its settings from — whenever a
+    writable root holds it: the folder itself when it lies inside a root, its entries
+    when it *is* a root (a folder cannot be re-bound over the root bound at it).
+    A home that does not exist yet is created (0700, as skilldeck would create it)
+    so that a sandboxed command cannot create it, with a trust store, first."""
+    home = Path(os.path.realpath(skilldeck_home()))
+    if any(r in home.parents for r in real_roots):
+        with contextlib.suppress(OSError):
+            home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        return [home]
+    if home in real_roots:
+        return list(_entries(home))
+    return []
+
+
+def _entries(folder: Path) -> Iterable[Path]:
+    """Up to :data:`MAX_CHILDREN` entries of ``folder``, of any kind."""
+    try:
+        with os.scandir(folder) as entries:
+            return [Path(e.path) for _, e in zip(range(MAX_CHILDREN), entries, strict=False)]
+    except OSError:
+        return []
 
 
 def _inside(path: Path, roots: Sequence[Path]) -> bool:
@@ -107,10 +137,10 @@ def protected_paths(roots: Sequence[Path]) -> list[str]:
         found += _git_entries(root)
         for child in _children(root):
             found += _git_entries(child)
-    home, *extra_homes = _homes()
+    home = Path(os.path.realpath(Path.home()))
     if _inside(home, real_roots):
         found += [home / name for name in HOME_CONTROL]
-    found += [h for h in extra_homes if _inside(h, real_roots)]
+    found += _skilldeck_home_paths(real_roots)
     out: dict[str, None] = {}
     for path in found:
         if os.path.lexists(path):

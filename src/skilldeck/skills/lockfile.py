@@ -39,8 +39,10 @@ Scope = Literal["workspace", "user"]
 SCOPES: tuple[Scope, ...] = ("workspace", "user")
 LOCK_FILENAME = "skills.lock"
 LOCK_FORMAT = 1
-#: Files and folders that are never part of a skill: build junk and OS litter. Scripts
-#: that run create ``__pycache__``, so verify must ignore them too.
+#: Files and folders that are never part of a skill: build junk and OS litter. Pack and
+#: install leave them out; verify reports every one it finds in an installed skill
+#: (``added``): Python may load a planted ``.pyc`` instead of its source, so "scripts
+#: that run create ``__pycache__``" is no reason to look away.
 EXCLUDED_DIRS = frozenset({"__pycache__", "node_modules", ".git", "__MACOSX"})
 EXCLUDED_FILES = frozenset({".DS_Store"})
 EXCLUDED_SUFFIXES = (".pyc", ".pyo")
@@ -104,6 +106,7 @@ def collect_files(
     max_files: int | None = None,
     max_bytes: int | None = None,
     skipped: list[str] | None = None,
+    junk: list[str] | None = None,
 ) -> dict[str, Path]:
     """Every file of the skill in ``folder`` as ``{relative posix path: real path}``.
 
@@ -112,30 +115,33 @@ def collect_files(
     leaves the folder, or any symlinked directory, is refused — a package must carry
     its own content and never point into the packer's (or installer's) machine.
     FIFOs, sockets and devices are not content: they are left out (reading one would
-    hang or never end), each with a message appended to ``skipped``. The walk is
-    iterative (a deep tree cannot exhaust the stack) and refuses folders nested more
-    than :data:`MAX_DEPTH` levels.
+    hang or never end), each with a message appended to ``skipped``. Given ``junk``
+    (verify), what pack and install leave out is walked too and its relative paths
+    appended there. The walk is iterative (a deep tree cannot exhaust the stack) and
+    refuses folders nested more than :data:`MAX_DEPTH` levels.
     """
     base = folder.resolve()
     found: dict[str, Path] = {}
     total = 0
-    pending: list[tuple[Path, tuple[str, ...]]] = [(base, ())]
+    pending: list[tuple[Path, tuple[str, ...], bool]] = [(base, (), False)]
     while pending:  # os.walk's order: a folder's files, then its folders, depth first
-        here, rel_dir = pending.pop()
+        here, rel_dir, in_junk = pending.pop()
         if len(rel_dir) > MAX_DEPTH:
             raise PackageError(
                 f"{here} is nested more than {MAX_DEPTH} folders deep inside {folder}; "
                 "refused. Flatten the skill's folders."
             )
-        subdirs: list[tuple[Path, tuple[str, ...]]] = []
+        subdirs: list[tuple[Path, tuple[str, ...], bool]] = []
         for entry in _listing(here):
             rel = (*rel_dir, entry.name)
-            if entry.name in EXCLUDED_DIRS and entry.is_dir():
+            if in_junk or _is_junk(entry, rel):
+                if junk is not None and entry.is_dir(follow_symlinks=False):
+                    subdirs.append((Path(entry.path), rel, True))
+                elif junk is not None:
+                    junk.append("/".join(rel))
                 continue
             if _is_real_dir(entry, here):
-                subdirs.append((Path(entry.path), rel))
-                continue
-            if is_excluded(rel) or (len(rel) == 1 and entry.name in PACKAGE_META_FILES):
+                subdirs.append((Path(entry.path), rel, False))
                 continue
             real = _checked_target(Path(entry.path), base, skipped)
             if real is None:
@@ -145,6 +151,13 @@ def collect_files(
             _check_limits(len(found), total, max_files, max_bytes, where=folder)
         pending.extend(reversed(subdirs))
     return found
+
+
+def _is_junk(entry: os.DirEntry[str], rel: tuple[str, ...]) -> bool:
+    """Build junk, OS litter or package metadata: never part of an installed skill."""
+    if entry.name in EXCLUDED_DIRS and entry.is_dir():
+        return True
+    return is_excluded(rel) or (len(rel) == 1 and entry.name in PACKAGE_META_FILES)
 
 
 def _listing(here: Path) -> list[os.DirEntry[str]]:
@@ -194,8 +207,10 @@ def _check_limits(
         )
 
 
-def hash_tree(folder: Path, skipped: list[str] | None = None) -> dict[str, str]:
-    files = collect_files(folder, skipped=skipped)
+def hash_tree(
+    folder: Path, skipped: list[str] | None = None, junk: list[str] | None = None
+) -> dict[str, str]:
+    files = collect_files(folder, skipped=skipped, junk=junk)
     return {rel: sha256_file(path) for rel, path in files.items()}
 
 
@@ -315,11 +330,22 @@ def _verify_entry(folder: Path, scope: Scope, entry: LockEntry) -> list[VerifyPr
             problem("missing-skill", None, f"{folder} is gone (installed {entry.installed_at})")
         ]
     skipped: list[str] = []
+    junk: list[str] = []
     try:
-        actual = hash_tree(folder, skipped)
+        actual = hash_tree(folder, skipped, junk)
     except (PackageError, OSError) as e:
         return [problem("unsafe", None, str(e))]
     out = [problem("unsafe", None, message) for message in skipped]
+    out += [
+        problem(
+            "added",
+            rel,
+            f"{rel} is not part of the installed skill (install never writes bytecode, "
+            "build junk or package metadata; Python may load a .pyc instead of its "
+            f"source): delete it from {folder}",
+        )
+        for rel in junk
+    ]
     for rel in sorted(entry.files.keys() | actual.keys()):
         want, have = entry.files.get(rel), actual.get(rel)
         if want == have:

