@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import AsyncIterator, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Protocol
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from skilldeck.agent.session import private_file
+from skilldeck.cli.chat_input import LineReader, PromptReader, StdinReader, sigint_cancels
 from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption
 from skilldeck.cli.run_cmd import (
     AgentOption,
@@ -33,8 +32,10 @@ from skilldeck.cli.run_cmd import (
     ModeOption,
     SkillOption,
     agent_request,
+    cancel_subagents,
     make_renderer,
 )
+from skilldeck.cli.skills_cmd import invalid_lines
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -57,70 +58,6 @@ Esc+Enter or a trailing backslash starts a new line."""
 SessionOption = Annotated[
     str | None, typer.Option("--session", help="Continue this session (id or unique prefix).")
 ]
-
-
-class LineReader(Protocol):
-    async def read(self, prompt: str) -> str | None:
-        """One (possibly multi-line) input; None at end of input."""
-        ...
-
-
-class StdinReader:
-    """Lines from a non-terminal stdin; a trailing backslash joins the next line."""
-
-    async def read(self, prompt: str) -> str | None:
-        import anyio.to_thread
-
-        parts: list[str] = []
-        while True:
-            line = await anyio.to_thread.run_sync(sys.stdin.readline)
-            if not line:
-                return "\n".join(parts) if parts else None
-            line = line.rstrip("\n")
-            if line.endswith("\\"):
-                parts.append(line[:-1])
-                continue
-            parts.append(line)
-            return "\n".join(parts)
-
-
-class PromptReader:
-    """prompt_toolkit on a terminal: history file, Esc+Enter or ``\\`` for new lines."""
-
-    def __init__(self, history_file: Path) -> None:
-        from prompt_toolkit import PromptSession
-        from prompt_toolkit.history import FileHistory
-        from prompt_toolkit.key_binding import KeyBindings
-
-        history_file.parent.mkdir(parents=True, exist_ok=True)
-        private_file(history_file)  # what was typed: 0600 whatever the umask
-        bindings = KeyBindings()
-
-        @bindings.add("escape", "enter")
-        def _newline(event: Any) -> None:
-            event.current_buffer.insert_text("\n")
-
-        @bindings.add("enter")
-        def _submit(event: Any) -> None:
-            buffer = event.current_buffer
-            if buffer.text.endswith("\\"):
-                buffer.text = buffer.text[:-1] + "\n"
-                buffer.cursor_position = len(buffer.text)
-            else:
-                buffer.validate_and_handle()
-
-        self.session: Any = PromptSession(
-            history=FileHistory(str(history_file)), key_bindings=bindings, multiline=True
-        )
-
-    async def read(self, prompt: str) -> str | None:
-        try:
-            text: str = await self.session.prompt_async(prompt)
-        except EOFError:
-            return None
-        except KeyboardInterrupt:
-            return ""
-        return text
 
 
 def register(app: typer.Typer) -> None:
@@ -212,12 +149,41 @@ class Repl:
     # ---- sending -------------------------------------------------------------------
 
     async def send(self, text: str, preload: Sequence[Message] = ()) -> None:
+        """One turn (and any pauses it needs); Ctrl-C cancels the turn, not the chat."""
+        import anyio
+
+        with anyio.CancelScope() as scope, sigint_cancels(scope):
+            await self._turn(text, preload)
+        if scope.cancelled_caught:
+            self._after_cancel()
+
+    async def _turn(self, text: str, preload: Sequence[Message]) -> None:
         agent = self._agent()
         stream = agent.run_stream(text, session_id=self.session_id, preload=preload)
         done = await self.render(stream)
         self.session_id = done.session_id
         while done.status == "paused":
             done = await self._continue_paused(done)
+
+    def _after_cancel(self) -> None:
+        """Say so, stop background sub-agents, and keep the (cancelled) session so the
+        next message continues the same conversation."""
+        import os
+
+        agent = self._agent()
+        cancel_subagents(agent)()
+        if self.session_id is None:  # the turn that was cancelled started the session
+            mine = [
+                r
+                for r in agent.store.list(limit=10, status="cancelled")
+                if r.metadata.get("pid") == os.getpid()
+            ]
+            self.session_id = mine[0].id if mine else None
+        self.console.print(
+            "Turn cancelled. Send a new message, or press Ctrl-C again (or Ctrl-D) to leave.",
+            style="yellow",
+            highlight=False,
+        )
 
     async def _continue_paused(self, done: DoneEvent) -> DoneEvent:
         from skilldeck.agent.pending import Pending
@@ -301,13 +267,31 @@ class Repl:
         return True
 
     def _list_skills(self) -> None:
+        """The skills ``/skill`` can load here; the ones it cannot are counted, not
+        listed (``skills list --all`` says why each one is left out)."""
+        from rich.text import Text
+
         registry = self._agent().skills
-        skills = registry.list() if registry is not None else []
-        if not skills:
-            self.console.print("No skills found.")
-        for s in skills:
-            desc = s.description.replace("\n", " ")
-            self.console.print(f"[bold]{s.name}[/bold]  {desc[:100]}", highlight=False)
+        every = registry.list(include_disabled=True) if registry is not None else []
+        usable = [s for s in every if s.enabled and s.unavailable_reason is None]
+        if not usable:
+            self.console.print("No usable skills found.")
+        for s in usable:
+            line = Text(s.name, style="bold")
+            line.append("  " + " ".join(s.description.split())[:100])
+            self.console.print(line, highlight=False)
+        hidden = {
+            "unavailable": sum(1 for s in every if s.enabled and s.unavailable_reason),
+            "disabled": sum(1 for s in every if not s.enabled),
+            "invalid": len({i.name for i in registry.invalid} - set(registry.names()))
+            if registry is not None
+            else 0,
+        }
+        counts = ", ".join(f"{n} {kind}" for kind, n in hidden.items() if n)
+        if counts:
+            self.console.print(
+                f"({counts} hidden; see: skilldeck skills list --all)", style="dim", markup=False
+            )
 
     async def _invoke_skill(self, rest: str) -> None:
         from skilldeck.agent.builder import skill_body_message
@@ -320,10 +304,22 @@ class Repl:
         if not name or agent.skills is None:
             self.console.print("Usage: /skill NAME [args]", style="yellow")
             return
+        broken = [i for i in agent.skills.invalid if i.name == name]
+        if broken and name not in agent.skills:
+            lines = invalid_lines(name, broken, action="load")
+            self.console.print("\n".join(lines), style="red", markup=False, highlight=False)
+            return
         try:
             skill = agent.skills.get(name)
         except SkillError as e:
-            self.console.print(str(e), style="red")
+            self.console.print(str(e), style="red", markup=False)
+            return
+        if skill.unavailable_reason is not None:
+            self.console.print(
+                f"Skill {name!r} is unavailable here: {skill.unavailable_reason}",
+                style="red",
+                markup=False,
+            )
             return
         if not skill.metadata.user_invocable:
             self.console.print(

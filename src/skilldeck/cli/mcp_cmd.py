@@ -8,12 +8,14 @@ stdout belongs to the protocol.
 from __future__ import annotations
 
 import logging
+import os
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from skilldeck.cli.common import NoDefaultsOption, RootOption, settings_from_cli
+from skilldeck.cli.common import NoDefaultsOption, RootOption, fail, settings_from_cli
 
 
 class Transport(StrEnum):
@@ -49,6 +51,7 @@ def serve_cmd(
     from skilldeck.mcp.server import build_server
     from skilldeck.skills.registry import SkillRegistry
 
+    _check_roots(root or [], no_defaults)
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)
     settings = settings_from_cli()
     registry = SkillRegistry.discover(settings, roots=root or (), no_defaults=no_defaults)
@@ -57,6 +60,20 @@ def serve_cmd(
         anyio.run(lambda: server.run_streamable_http_async(host=host, port=port))
     else:
         anyio.run(server.run_stdio_async)
+
+
+def _check_roots(roots: list[Path], no_defaults: bool) -> None:
+    """A server started on a root it cannot read would serve nothing, silently, to a
+    client that cannot tell why: a missing or unreadable ``--root`` is an error."""
+    for root in roots:
+        if not root.exists():
+            fail(f"--root {root}: no such folder.", code=2)
+        if not root.is_dir():
+            fail(f"--root {root}: not a folder.", code=2)
+        if not os.access(root, os.R_OK | os.X_OK):
+            fail(f"--root {root}: cannot be read (permission denied).", code=2)
+    if no_defaults and not roots:
+        fail("--no-defaults needs at least one --root.", code=2)
 
 
 def register(app: typer.Typer) -> None:
