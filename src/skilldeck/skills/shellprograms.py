@@ -124,18 +124,29 @@ class _Collector:
             self.wrapped(argv, WRAPPERS[name], depth)
         if name == "git":
             _git_options(argv)
+        self.option_commands(argv, depth)
         if name not in PRECISE and not (name == "git" and not git_runs_commands(argv)):
             self.anywhere(argv, depth)
 
     def anywhere(self, argv: Argv, depth: int) -> None:
-        """Every literal argument of an unknown program may be a program it starts, and
-        the value of an option that runs commands (``--to-command=…``) is a command line."""
+        """Every literal argument of an unknown program may be a program it starts."""
         for k in range(1, len(argv)):
             word = argv[k]
             if word and not word.startswith("-") and (base := _basename(word)):
                 self.out.append((base, *argv[k + 1 :]))
+
+    def option_commands(self, argv: Argv, depth: int) -> None:
+        """Option values that are command lines (``--to-command=…``, ``man -P …``,
+        ``git -c core.fsmonitor=…``) are parsed as command lines too."""
+        for k in range(1, len(argv)):
             for text in _command_texts(_command_value(argv, k), argv[0] or "a program"):
                 self.shell_string(text, depth, f"an option of {argv[0]}")
+        if argv[0] == "git":
+            for k in range(2, len(argv)):
+                word = argv[k] or ""
+                name, _, alias = word.partition("=")
+                if argv[k - 1] == "-c" and name.startswith("alias.") and alias[:1] != "!":
+                    self.out.append(("git", *alias.split()))  # git -c alias.p=push p
 
     def wrapped(self, argv: Argv, spec: Wrapper, depth: int) -> None:
         """The program a wrapper runs, and the shell strings its options carry."""
@@ -217,7 +228,11 @@ class _Collector:
 
 
 #: option names whose value is a command line somewhere (``--to-command``, ``--rsh``…)
-_RUNS_OPTION = re.compile(r"exec|command|cmd|filter|rsh|shell|proxy|pager|editor|-pack|tool|action")
+_RUNS_OPTION = re.compile(
+    r"exec|command|cmd|filter|rsh|shell|proxy|pager|editor|-pack|tool|action|program|browser"
+)
+#: short options whose value is a command line, per program
+_SHORT_RUNS = {"man": "PH", "rsync": "e", "tar": "IF", "ssh": "o", "scp": "So", "sort": ""}
 #: git subcommands and short options followed by a command line
 _GIT_RUNNER_WORDS = frozenset({"-x", "-u", "run", "foreach"})
 _UNKNOWN = object()
@@ -231,6 +246,13 @@ def _command_value(argv: Argv, k: int) -> str | object | None:
         if word is None:
             return None
         return word.partition("=")[2] if prev == "-c" else word
+    letters = _SHORT_RUNS.get(argv[0] or "", "")
+    for source, offset in ((word, 2), (prev, None)):
+        if source and letters and len(source) >= 2 and source[0] == "-" and source[1] in letters:
+            if offset is not None and len(source) > 2:
+                return source[offset:]  # -oProxyCommand=…
+            if offset is None and len(source) == 2:
+                return word  # -o ProxyCommand=…
     if word and word.startswith("--") and "=" in word:
         name, _, value = word[2:].partition("=")
         return value if _runs_option(name) else _UNKNOWN

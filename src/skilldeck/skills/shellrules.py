@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import fnmatch
 import shlex
+from collections.abc import Iterator
 from functools import lru_cache
 
 from skilldeck.skills.shellparse import Argv, parse_line
@@ -123,6 +124,23 @@ def _pattern(spec: str) -> bool:
     return spec.endswith(":*") or any(ch in spec for ch in _GLOB)
 
 
+def _follows(wanted: Iterator[str], words: Argv) -> bool:
+    want = next(wanted, None)
+    after_option = False
+    for word in words:
+        if want is None:
+            break
+        if word is None or word == want:
+            want, after_option = next(wanted, None), False
+        elif word.startswith("-"):
+            after_option = "=" not in word
+        elif after_option:
+            after_option = False  # the option's value
+        else:
+            return False  # another subcommand or argument: not this rule
+    return want is None
+
+
 @lru_cache(maxsize=1024)
 def _spec_words(text: str) -> tuple[str, ...]:
     try:
@@ -146,18 +164,18 @@ def _allows(spec: str, argv: tuple[str, ...]) -> bool:
 
 
 def _denies(spec: str, argv: Argv) -> bool:
-    """Does a deny/ask spec cover this candidate? A ``None`` word (known only at run
-    time) could be anything, so it matches any word of the rule."""
+    """Does a deny/ask spec cover this candidate? Its program must be the rule's first
+    word and the rule's other words must follow, with only options (and one value
+    after each) between them: ``git -C . push`` is a ``git push``, ``kubectl -n x
+    delete`` a ``kubectl delete``. A ``None`` word (known only at run time) could be
+    anything."""
     if spec.endswith(":*") or not any(ch in spec for ch in _GLOB):
-        prefix = _spec_words(spec[:-2] if spec.endswith(":*") else spec)
-        if not prefix:
+        rule = _spec_words(spec[:-2] if spec.endswith(":*") else spec)
+        if not rule:
             return True
-        prefix = (prefix[0].rstrip("/").rsplit("/", 1)[-1], *prefix[1:])
-        if not spec.endswith(":*") and len(argv) != len(prefix):
+        if not argv or argv[0] not in (None, rule[0].rstrip("/").rsplit("/", 1)[-1]):
             return False
-        return len(argv) >= len(prefix) and all(
-            word is None or word == want for word, want in zip(argv, prefix, strict=False)
-        )
+        return _follows(iter(rule[1:]), argv[1:])
     if None not in argv:
         return fnmatch.fnmatchcase(" ".join(w or "" for w in argv), spec)
     known = " ".join(w or "" for w in argv[: argv.index(None)])

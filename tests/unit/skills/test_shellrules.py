@@ -303,3 +303,38 @@ def test_deeply_nested_line_does_not_crash() -> None:
     assert not allows("echo:*", command)
     nested = "bash -c " + "'" + "eval " * 50 + "rm x'"
     assert denies("rm:*", nested)
+
+
+@pytest.mark.parametrize(
+    ("spec", "command"),
+    [
+        ("git push:*", "git -C . push origin"),
+        ("git push:*", "git --no-pager push"),
+        ("git push:*", "git -c alias.p=push p"),
+        ("git push:*", "sudo git push"),
+        ("git push:*", "/usr/bin/git push --force"),
+        ("kubectl delete:*", "kubectl -n prod delete pod x"),
+        ("rm:*", "man -P 'rm x' ls"),
+        ("rm:*", "ssh -o ProxyCommand='rm x' host"),
+        ("rm:*", "ssh -oProxyCommand='rm x' host"),
+        ("rm:*", "tar -I 'rm x' -xf a.tar"),
+        ("rm:*", "sort --compress-program=rm x"),
+        ("rm:*", "rsync -e 'rm x' a b"),
+    ],
+)
+def test_deny_rule_sees_through_options_and_option_commands(spec: str, command: str) -> None:
+    assert denies(spec, command), programs(command)
+
+
+@pytest.mark.parametrize(
+    ("spec", "command"),
+    [
+        ("git push:*", "git log --oneline"),
+        ("git push:*", "git log push"),
+        ("git push:*", 'git commit -m "$msg"'),
+        ("git push:*", "git log $x"),
+        ("rm:*", "man rm"),
+    ],
+)
+def test_deny_rule_does_not_reach_other_subcommands(spec: str, command: str) -> None:
+    assert not denies(spec, command), programs(command)
