@@ -13,8 +13,9 @@ What this does not cover, on purpose (creating a mount point would leave an empt
 file or folder behind on the host):
 
 * a control path that does not exist yet (``mkdir .skilldeck`` works inside): the
-  workspace-trust layer (``skilldeck.trust``) ignores workspace config and skills
-  the user has not trusted, by content hash, so a created one does not take effect;
+  workspace-trust layer (``skilldeck.trust``) ignores a config the user has not
+  trusted (by content hash) and any skill or agent root that did not exist when the
+  folder was trusted, so a created one does not take effect;
   a ``git init`` in a folder that is not a repository creates a ``.git`` the
   ``Bash`` tool's git then runs with neutralised config (``skilldeck._gitguard``);
 * a control path that is a symlink: its target is protected, the link itself can be
