@@ -25,15 +25,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["RUNTIME", "Argv", "ParsedLine", "parse_line"]
+__all__ = ["MAX_COMMAND", "RUNTIME", "Argv", "ParsedLine", "parse_line"]
 
 #: one argv; ``None`` stands for a word whose value bash only knows at run time
 Argv = tuple[str | None, ...]
+#: the longest command line analysed (longer ones are neither approved nor understood)
+MAX_COMMAND = 100_000
 #: ends an option word whose value is known only at run time (``--opt=$x``)
 RUNTIME = "\x00"
 
 #: unquoted characters that mean nothing special to bash (anything else: not literal)
 _SAFE_UNQUOTED = re.compile(r"[A-Za-z0-9_@%+=:,./-]")
+_SAFE_WORD = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")
 _GAP = re.compile(r"(?:[ \t\n]|\\\n)*")
 _SEPARATORS = frozenset({";", "&&", "||", "|", "|&"})
 _LITERAL_NODES = frozenset({"word", "number", "raw_string", "string", "concatenation"})
@@ -72,9 +75,18 @@ def _parser() -> Any:
     return _PARSER
 
 
-@lru_cache(maxsize=2048)
 def parse_line(command: str) -> ParsedLine:
-    """Parse ``command`` once (cached: the same line is judged by many rules)."""
+    """Parse ``command`` once (cached: the same line is judged by many rules). A line
+    longer than :data:`MAX_COMMAND` is not analysed: nothing approves it and deny
+    rules treat it as unknown (analysing megabytes would stall every tool call)."""
+    if len(command) > MAX_COMMAND:
+        why = f"it is longer than {MAX_COMMAND} characters, too long to analyse"
+        return ParsedLine(None, why, (), (), why)
+    return _parse_line(command)
+
+
+@lru_cache(maxsize=1024)
+def _parse_line(command: str) -> ParsedLine:
     try:
         source = command.encode("utf-8")
     except UnicodeEncodeError:
@@ -124,6 +136,8 @@ def literal(node: Any) -> str | None:
 
 
 def _unquoted(text: str) -> str | None:
+    if "\\" not in text and _SAFE_WORD.fullmatch(text):
+        return text  # the common case, without a loop over characters
     out: list[str] = []
     i = 0
     while i < len(text):

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from skilldeck.skills.shellparse import RUNTIME, Argv, parse_line
+from skilldeck.skills.shellparse import MAX_COMMAND, RUNTIME, Argv, parse_line
 from skilldeck.skills.shellwrappers import (
     PRECISE,
     SHELLS,
@@ -45,6 +45,7 @@ __all__ = ["Programs", "programs"]
 
 _MAX_DEPTH = 4
 _MAX_LINES = 32
+_MAX_NESTING = 64
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
 _DYNAMIC = ("$", "`")
@@ -62,9 +63,15 @@ class _Opaque(Exception):
     """The line can run something its text does not show."""
 
 
-@lru_cache(maxsize=2048)
 def programs(command: str) -> Programs:
     """The programs ``command`` may run (cached: every deny and ask rule asks)."""
+    if len(command) > MAX_COMMAND:
+        return Programs((), f"it is longer than {MAX_COMMAND} characters, too long to analyse")
+    return _programs(command)
+
+
+@lru_cache(maxsize=1024)
+def _programs(command: str) -> Programs:
     collector = _Collector()
     try:
         collector.line(command, 0)
@@ -81,6 +88,8 @@ class _Collector:
     def __init__(self) -> None:
         self.out: list[Argv] = []
         self.lines = 0
+        #: wrappers inside wrappers (``nice nice … rm`` must not exhaust the stack)
+        self.nesting = 0
 
     def line(self, command: str, depth: int) -> None:
         """Every program of one command line (the top level or a shell string)."""
@@ -109,6 +118,15 @@ class _Collector:
     def argv(self, argv: Argv, depth: int) -> None:
         if not argv:
             return
+        if self.nesting >= _MAX_NESTING:
+            raise _Opaque("it wraps programs in more layers than the rules follow")
+        self.nesting += 1
+        try:
+            self._resolve(argv, depth)
+        finally:
+            self.nesting -= 1
+
+    def _resolve(self, argv: Argv, depth: int) -> None:
         head = argv[0]
         if head is None:
             raise _Opaque("a program name comes from an expansion or substitution")

@@ -81,7 +81,6 @@ def bash_allow_refusal(command: str) -> str | None:
     return None if parsed.simple else "it is empty"
 
 
-@lru_cache(maxsize=1024)
 def split_shell_command(command: str) -> tuple[str, ...]:
     """The simple commands of a literal line, each re-quoted so parsing it again gives
     the same argv (``a | b; c && 'd; e'`` → ``a``, ``b``, ``c``, ``'d; e'``). A line

@@ -297,6 +297,15 @@ def test_refusal_says_why() -> None:
     assert bash_allow_refusal("git diff") is None
 
 
+def test_long_wrapper_chains_and_huge_lines_fail_closed() -> None:
+    chain = "nice " * 3000 + "rm x"
+    assert denies("rm:*", chain) and bash_opaque_reason(chain)
+    assert denies("rm:*", "nice " * 30 + "rm x")
+    huge = "echo " + "a" * 200_000
+    assert not allows("echo:*", huge)
+    assert denies("git push:*", huge)
+
+
 def test_deeply_nested_line_does_not_crash() -> None:
     command = "echo " + "$(" * 3000 + "rm x" + ")" * 3000
     assert denies("rm:*", command)
