@@ -7,14 +7,19 @@ request with one fixed (broken) body, the way a wrong ``--base-url`` does.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from cli_helpers import json_events, skilldeck
+from cli_helpers import json_events, skilldeck, tool_call, write_script
 
 from skilldeck.agent.session import SessionStore
 from skilldeck.config import load_settings
@@ -174,3 +179,168 @@ def test_refused_local_server_fails_fast_with_one_line(ws: Path, closed_port: in
     assert len(errors) == 1 and url in errors[0]
     assert "attempts" not in errors[0]  # tried once: nothing listens on this machine
     assert json.dumps(errors)  # one plain line
+
+
+# ---- chat: Ctrl-C cancels the turn, not the chat ------------------------------------
+
+
+def test_ctrl_c_during_a_chat_turn_cancels_the_turn_and_the_chat_goes_on(ws: Path) -> None:
+    """SIGINT while a tool runs: the turn stops (the 30 s sleep is not waited for), the
+    REPL says so and reads the next message, and /exit leaves with 0."""
+    marker = ws / "slept-once"
+    slow = f"if [ -e {marker} ]; then echo again; else touch {marker}; sleep 30; fi"
+    script = write_script(
+        ws / "chat.jsonl",
+        [{"tool_calls": [tool_call("c1", "Bash", command=slow)]}, {"text": "second answer"}],
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "skilldeck.cli.main", "chat", "-m", f"scripted:{script}",
+         "--permission-mode", "bypassPermissions"],
+        cwd=ws, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env={**os.environ, "COLUMNS": "80"},
+    )  # fmt: skip
+    assert proc.stdin is not None
+    proc.stdin.write("go slow\n")
+    proc.stdin.flush()
+    deadline = time.monotonic() + 60
+    while not marker.exists():  # the tool is running (the marker comes before the sleep)
+        assert proc.poll() is None and time.monotonic() < deadline, "the tool never ran"
+        time.sleep(0.05)
+    time.sleep(0.5)  # inside the sleep now
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(input="and now?\n/session\n/exit\n", timeout=60)
+    assert time.monotonic() - started < 25  # the sleep was cancelled, not waited for
+    assert proc.returncode == 0, err
+    assert "Turn cancelled" in out
+    assert "second answer" in out  # the next message was answered
+    assert "Traceback" not in err
+
+
+def _chat(ws: Path, lines: list[str], *extra: str) -> subprocess.CompletedProcess[str]:
+    script = write_script(ws / "chat.jsonl", [{"text": "ok"}])
+    return skilldeck(
+        "chat", "-m", f"scripted:{script}", *extra, cwd=ws,
+        input="\n".join(lines) + "\n", env={"COLUMNS": "80"},
+    )  # fmt: skip
+
+
+# ---- skills: invalid, unavailable, disabled ----------------------------------------
+
+
+def _skill(root: Path, name: str, front: str) -> Path:
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(f"---\n{front}---\nDo the thing.\n", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def skills_root(ws: Path) -> Path:
+    root = ws / "roots"
+    _skill(root, "good", "name: good\ndescription: A skill that works everywhere.\n")
+    _skill(root, "broken-skill", "name: broken-skill\n")  # no description: invalid
+    _skill(
+        root,
+        "gated",
+        "name: gated\ndescription: Needs a program.\nrequires-bins: [no-such-program-xyz]\n",
+    )
+    return root
+
+
+def test_chat_skills_lists_only_usable_and_skill_refuses_the_rest(
+    ws: Path, skills_root: Path
+) -> None:
+    proc = _chat(
+        ws,
+        ["/skills", "/skill gated", "/skill broken-skill", "/exit"],
+        "--root", str(skills_root), "--no-defaults",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    listing = out.split("/help for commands", 1)[1].split("unavailable here", 1)[0]
+    assert "good" in listing and "gated  " not in listing and "Needs a program" not in listing
+    assert "1 unavailable" in out and "1 invalid" in out and "hidden" in out
+    assert "Skill 'gated' is unavailable here: " in out and "no-such-program-xyz" in out
+    assert "'broken-skill' exists but is invalid" in out and "SD110" in out
+    assert "ok" not in out.splitlines()  # nothing was sent to the model
+
+
+def test_skills_run_of_an_invalid_skill_shows_its_diagnostics(ws: Path, skills_root: Path) -> None:
+    proc = skilldeck(
+        "skills", "run", "broken-skill", "--root", str(skills_root), "--no-defaults", cwd=ws,
+        env={"COLUMNS": "80"},
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert "Did you mean" not in proc.stderr and "No skill named" not in proc.stderr
+    assert "exists but is invalid" in proc.stderr
+    skill_md = skills_root / "broken-skill" / "SKILL.md"
+    assert f"{skill_md}:" in proc.stderr and "SD110" in proc.stderr
+    assert f"skilldeck skills validate {skills_root / 'broken-skill'}" in proc.stderr
+
+
+def test_skills_run_of_unavailable_and_disabled_skills_says_why(
+    ws: Path, skills_root: Path
+) -> None:
+    where = ("--root", str(skills_root), "--no-defaults")
+    proc = skilldeck("skills", "run", "gated", *where, cwd=ws)
+    assert proc.returncode == 1 and "unavailable" in proc.stderr
+    assert "no-such-program-xyz" in proc.stderr
+    assert skilldeck("skills", "disable", "good", *where, cwd=ws).returncode == 0
+    proc = skilldeck("skills", "run", "good", *where, cwd=ws)
+    assert proc.returncode == 1 and "disabled" in proc.stderr
+    assert "skilldeck skills enable good" in proc.stderr
+
+
+def test_skills_list_counts_hidden_skills_and_all_shows_reasons(
+    ws: Path, skills_root: Path
+) -> None:
+    where = ("--root", str(skills_root), "--no-defaults")
+    proc = skilldeck("skills", "list", *where, cwd=ws, env={"COLUMNS": "80"})
+    assert proc.returncode == 0
+    assert "good" in proc.stdout and "broken-skill" not in proc.stdout
+    assert "1 invalid" in proc.stderr and "1 unavailable" in proc.stderr
+    assert "skilldeck skills list --all" in proc.stderr
+    assert "skilldeck skills validate" in proc.stderr
+    assert all(len(line) <= 80 for line in (proc.stdout + proc.stderr).splitlines())
+    proc = skilldeck("skills", "list", "--all", *where, cwd=ws, env={"COLUMNS": "80"})
+    flat = " ".join(proc.stdout.split())
+    assert "SD110 required field `description` is missing" in flat
+    assert "needs program(s) not found on PATH: no-such-program-xyz" in flat
+    assert all(len(line) <= 80 for line in proc.stdout.splitlines())
+    assert skilldeck("skills", "disable", "good", *where, cwd=ws).returncode == 0
+    proc = skilldeck("skills", "list", "--all", *where, cwd=ws, env={"COLUMNS": "80"})
+    assert "disabled by config" in " ".join(proc.stdout.split())
+
+
+def test_skills_validate_labels_errors_and_warnings(ws: Path, skills_root: Path) -> None:
+    proc = skilldeck("skills", "validate", str(skills_root), cwd=ws, env={"COLUMNS": "80"})
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert any(": error SD110 " in line for line in lines)
+    warned = [line for line in lines if ": warning " in line]
+    errors = sum(": error " in line for line in lines)
+    assert lines[-1].endswith(f"{errors} error(s), {len(warned)} warning(s)")
+
+
+# ---- pack -o DIR/, mcp serve --root /missing ----------------------------------------
+
+
+def test_pack_into_a_new_or_existing_directory(ws: Path, skills_root: Path) -> None:
+    good = str(skills_root / "good")
+    proc = skilldeck("skills", "pack", good, "-o", "newdir/", cwd=ws)
+    assert proc.returncode == 0, proc.stderr
+    assert (ws / "newdir").is_dir() and (ws / "newdir" / "good.skill").is_file()
+    (ws / "existing").mkdir()
+    proc = skilldeck("skills", "pack", good, "-o", "existing", cwd=ws)
+    assert proc.returncode == 0 and (ws / "existing" / "good.skill").is_file()
+    proc = skilldeck("skills", "pack", good, "-o", "plain.skill", cwd=ws)
+    assert proc.returncode == 0 and (ws / "plain.skill").is_file()
+
+
+def test_mcp_serve_refuses_a_missing_root(ws: Path) -> None:
+    missing = ws / "missing"
+    proc = skilldeck("mcp", "serve", "--root", str(missing), cwd=ws)
+    assert proc.returncode != 0
+    (line,) = proc.stderr.splitlines()
+    assert str(missing) in line and "Traceback" not in proc.stderr
