@@ -247,7 +247,7 @@ class _Collector:
 
 #: option names whose value is a command line somewhere (``--to-command``, ``--rsh``…)
 _RUNS_OPTION = re.compile(
-    r"exec|command|cmd|filter|rsh|shell|proxy|pager|editor|-pack|tool|action|program|browser"
+    r"exec|command|cmd|filter|rsh|shell|proxy|pager|editor|-pack|tool|action|program|browser|-bin"
 )
 #: short options whose value is a command line, per program
 _SHORT_RUNS = {"man": "PH", "rsync": "e", "tar": "IF", "ssh": "o", "scp": "So", "sort": ""}

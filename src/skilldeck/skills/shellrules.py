@@ -45,7 +45,7 @@ _WRITING_LONG = (  # noqa: SIM905
     "output output-file output-directory output-document outfile out-file log-file logfile "
     "to-command exec execdir extcmd pre ext-diff upload-pack receive-pack compress-program "
     "use-compress-program command rsh shell editor open-files-in-pager exec-path config "
-    "config-env run"
+    "config-env run hostname-bin"
 ).split()
 #: single-dash words that do the same (find's actions)
 _WRITING_WORDS = frozenset(

@@ -86,6 +86,8 @@ def test_literal_commands_are_approved(command: str) -> None:
         "git diff --out=README.md",
         "git diff -oREADME.md",
         "git diff --ext-diff",
+        "git diff x\\\n;touch M",
+        "git d\\\niff",
     ],
 )
 def test_anything_else_is_never_approved(command: str) -> None:
@@ -243,6 +245,11 @@ def test_deny_rule_catches_every_spelling(command: str) -> None:
         'tar --to-command="$c" -xf a.tar',
         "ls (",
         "if then",
+        "r\\\nm x",
+        "echo \\\\\nrm x",
+        "ls #\\\nrm x",
+        "[[ -v 'a[$(rm v)]' ]]",
+        "echo $[ x ]",
     ],
 )
 def test_unanalysable_lines_match_every_deny_rule(command: str) -> None:
@@ -329,6 +336,7 @@ def test_deeply_nested_line_does_not_crash() -> None:
         ("rm:*", "tar -I 'rm x' -xf a.tar"),
         ("rm:*", "sort --compress-program=rm x"),
         ("rm:*", "rsync -e 'rm x' a b"),
+        ("rm:*", "rg --hostname-bin=rm x"),
     ],
 )
 def test_deny_rule_sees_through_options_and_option_commands(spec: str, command: str) -> None:
