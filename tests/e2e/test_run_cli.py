@@ -62,7 +62,7 @@ def test_run_loads_a_corpus_skill_then_writes_edits_runs_greps_and_tracks_todos(
                     )
                 ]
             },
-            {"tool_calls": [tool_call("b1", "Bash", command="wc -l < brand.css && cat brand.css")]},
+            {"tool_calls": [tool_call("b1", "Bash", command="wc -l brand.css && cat brand.css")]},
             {"tool_calls": [tool_call("g1", "Grep", pattern="#d97757", output_mode="content")]},
             {"tool_calls": [tool_call("t1", "TodoWrite", todos=todos("completed", "completed"))]},
             {"text": "brand.css now uses the brand's dark text and orange accent."},
