@@ -31,13 +31,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from skilldeck.skills.shellparse import MAX_COMMAND, RUNTIME, Argv, parse_line
+from skilldeck.skills.shellparse import MAX_COMMAND, Argv, parse_line
 from skilldeck.skills.shellwrappers import (
     PRECISE,
     SHELLS,
     WRAPPERS,
+    OpaqueCommand,
     Wrapper,
+    command_texts,
+    command_value,
+    git_options,
     git_runs_commands,
+    option_width,
     special_assignment,
 )
 
@@ -59,8 +64,7 @@ class Programs:
     opaque: str | None
 
 
-class _Opaque(Exception):
-    """The line can run something its text does not show."""
+_Opaque = OpaqueCommand
 
 
 def programs(command: str) -> Programs:
@@ -141,7 +145,7 @@ class _Collector:
         elif name in WRAPPERS:
             self.wrapped(argv, WRAPPERS[name], depth)
         if name == "git":
-            _git_options(argv)
+            git_options(argv)
         self.option_commands(argv, depth)
         if name not in PRECISE and not (name == "git" and not git_runs_commands(argv)):
             self.anywhere(argv, depth)
@@ -157,7 +161,7 @@ class _Collector:
         """Option values that are command lines (``--to-command=…``, ``man -P …``,
         ``git -c core.fsmonitor=…``) are parsed as command lines too."""
         for k in range(1, len(argv)):
-            for text in _command_texts(_command_value(argv, k), argv[0] or "a program"):
+            for text in command_texts(command_value(argv, k), argv[0] or "a program"):
                 self.shell_string(text, depth, f"an option of {argv[0]}")
         if argv[0] == "git":
             for k in range(2, len(argv)):
@@ -182,7 +186,7 @@ class _Collector:
             if spec.assignments and (m := _ASSIGNMENT.fullmatch(word)):
                 self.assignment(m.group(1), m.group(2))
             elif word.startswith("-") and len(word) > 1:
-                i += _option_width(word, spec)
+                i += option_width(word, spec)
                 continue
             elif positional:
                 positional -= 1
@@ -245,70 +249,8 @@ class _Collector:
             raise _Opaque(f"{argv[0]} runs a script only known at run time")
 
 
-#: option names whose value is a command line somewhere (``--to-command``, ``--rsh``…)
-_RUNS_OPTION = re.compile(
-    r"exec|command|cmd|filter|rsh|shell|proxy|pager|editor|-pack|tool|action|program|browser|-bin"
-)
-#: short options whose value is a command line, per program
-_SHORT_RUNS = {"man": "PH", "rsync": "e", "tar": "IF", "ssh": "o", "scp": "So", "sort": ""}
-#: git subcommands and short options followed by a command line
-_GIT_RUNNER_WORDS = frozenset({"-x", "-u", "run", "foreach"})
-_UNKNOWN = object()
-
-
-def _command_value(argv: Argv, k: int) -> str | object | None:
-    """The command line at ``argv[k]`` if an option says it is one: ``None`` when it is
-    only known at run time, :data:`_UNKNOWN` (or a falsy word) when it is no command."""
-    word, prev = argv[k], argv[k - 1]
-    if argv[0] == "git" and prev in ("-c", *_GIT_RUNNER_WORDS):
-        if word is None:
-            return None
-        return word.partition("=")[2] if prev == "-c" else word
-    letters = _SHORT_RUNS.get(argv[0] or "", "")
-    for source, offset in ((word, 2), (prev, None)):
-        if source and letters and len(source) >= 2 and source[0] == "-" and source[1] in letters:
-            if offset is not None and len(source) > 2:
-                return source[offset:]  # -oProxyCommand=…
-            if offset is None and len(source) == 2:
-                return word  # -o ProxyCommand=…
-    if word and word.startswith("--") and "=" in word:
-        name, _, value = word[2:].partition("=")
-        return value if _runs_option(name) else _UNKNOWN
-    if prev and prev.startswith("--") and "=" not in prev and _runs_option(prev[2:]):
-        return word
-    return _UNKNOWN
-
-
-def _runs_option(name: str) -> bool:
-    return not name.startswith("no-") and _RUNS_OPTION.search(name) is not None
-
-
-def _command_texts(value: str | object | None, program: str) -> list[str]:
-    """``!cmd`` (git aliases) and ``exec=cmd`` (tar actions) hold a command line too."""
-    if value is _UNKNOWN:
-        return []
-    if value is None or RUNTIME in str(value):
-        raise _Opaque(f"an option of {program} runs a command line only known at run time")
-    text = str(value).removeprefix("!")
-    tail = _ASSIGNMENT.fullmatch(text)
-    return [text, tail.group(2)] if tail else [text] if text.strip() else []
-
-
 def _device(path: str) -> bool:
     return path.startswith(("/dev/", "/proc/")) or path == "-"
-
-
-def _option_width(word: str, spec: Wrapper) -> int:
-    """How many words an option of a wrapper takes (itself, plus maybe its value)."""
-    if word.startswith("--"):
-        key, eq, _ = word[2:].partition("=")
-        return 2 if not eq and key in (spec.long | spec.shell_long) else 1
-    if spec.numeric and word[1:].isdigit():
-        return 1
-    for j, ch in enumerate(word[1:], 1):
-        if ch in spec.short or ch in spec.shell_short:
-            return 2 if j == len(word) - 1 else 1
-    return 1
 
 
 # ---- builtins with behaviour of their own ---------------------------------------------
@@ -373,23 +315,6 @@ def _name_words(argv: Argv) -> list[str | None]:
 def _let(c: _Collector, argv: Argv, depth: int) -> None:
     if any(w is None or re.search(r"[A-Za-z_$`\[]", w) for w in argv[1:]):
         raise _Opaque("let does arithmetic on names, which can run hidden commands")
-
-
-#: git's own options that take a value (before the subcommand)
-_GIT_VALUE_OPTIONS = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace"})
-
-
-def _git_options(argv: Argv) -> None:
-    """An expansion among git's own options (``git $X status``) can set any config,
-    and much of git's config runs commands."""
-    k = 1
-    while k < len(argv):
-        word = argv[k]
-        if word is None:
-            raise _Opaque("an expansion among git's options can make it run any command")
-        if not word.startswith("-"):
-            return
-        k += 2 if word in _GIT_VALUE_OPTIONS else 1
 
 
 def _find(c: _Collector, argv: Argv, depth: int) -> None:
