@@ -331,6 +331,14 @@ def _find(c: _Collector, argv: Argv, depth: int) -> None:
             c.argv(argv[k + 1 : end] or (None,), depth)
 
 
+def _source(c: _Collector, argv: Argv, depth: int) -> None:
+    """``source FILE`` runs a script (which no rule reads, like ``bash FILE``); from
+    standard input, a pipe or a path only known at run time it is opaque."""
+    path = argv[1] if len(argv) > 1 else None
+    if path is None or _device(path):
+        raise _Opaque(f"{argv[0]} runs commands only known at run time")
+
+
 def _alias(c: _Collector, argv: Argv, depth: int) -> None:
     for word in argv[1:]:
         if word is None:
@@ -352,8 +360,8 @@ _NAME_BUILTINS = (
 )
 _HANDLERS: dict[str, Callable[[_Collector, Argv, int], None]] = {
     "eval": _eval,
-    "source": _opaque("runs the commands of a file, which the rules cannot see"),
-    ".": _opaque("runs the commands of a file, which the rules cannot see"),
+    "source": _source,
+    ".": _source,
     "hash": _opaque("can point a command name at another program"),
     "enable": _opaque("can load builtins from a shared library"),
     "fc": _opaque("re-runs commands from the history"),

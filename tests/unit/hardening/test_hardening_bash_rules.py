@@ -144,7 +144,7 @@ def test_deny_rule_catches_the_program_however_it_is_spelt(command: str, tmp_pat
 
 @pytest.mark.parametrize(
     "command",
-    ["$CMD -f victim", 'eval "$X"', 'bash -c "$X"', "echo rm | bash", "source ./x.sh"],
+    ["$CMD -f victim", 'eval "$X"', 'bash -c "$X"', "echo rm | bash", ". /dev/stdin <<< 'rm x'"],
 )
 def test_unanalysable_command_is_denied_with_an_explanation(command: str, tmp_path: Path) -> None:
     kind, message = gate_kind(command, tmp_path, allow=["Bash"], deny=["Bash(rm:*)"])
