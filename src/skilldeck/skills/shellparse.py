@@ -21,6 +21,7 @@ grammar and reduces it to two answers, both failing closed:
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -57,6 +58,7 @@ class ParsedLine:
 
 
 _PARSER: Any = None
+_PARSE_LOCK = threading.Lock()
 
 
 def _parser() -> Any:
@@ -89,7 +91,8 @@ def _parse_line(command: str) -> ParsedLine:
         return ParsedLine(None, "it is not valid text", (), (), "it is not valid text")
     if "\x00" in command:
         return ParsedLine(None, "it contains a NUL byte", (), (), "it contains a NUL byte")
-    root = _parser().parse(source).root_node
+    with _PARSE_LOCK:  # one parser per process; sub-agents may check from threads
+        root = _parser().parse(source).root_node
     walker = _Walker()
     if _JOINED_LINES.search(command):
         # bash deletes `\⏎` before it splits words (`r\⏎m` is `rm`); the grammar
