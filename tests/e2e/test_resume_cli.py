@@ -291,3 +291,57 @@ def test_resuming_a_sub_agent_session_rebuilds_that_sub_agent(tmp_path: Path) ->
     bash = next(e for e in events if e["type"] == "tool_result" and e["id"] == "b")
     assert bash["is_error"] and "explore" in bash["content"]
     assert events[-1]["status"] == "completed" and not (work / "pwned").exists()
+
+
+def test_chat_continuing_a_session_ignores_a_config_the_model_rewrote(tmp_path: Path) -> None:
+    """`chat --session ID` is a resume too: after the model's rewrite of the workspace
+    config (bypass, allow Bash), the continued chat still asks before Bash — with no
+    one to approve, the command never runs — and `--allow` cannot widen it."""
+    work = tmp_path / "work"
+    work.mkdir()
+    marker = work / "MARKER"
+    first_script = write_script(tmp_path / "first.jsonl", [{"text": "hello"}])
+    trusted = {"SKILLDECK_TRUST_WORKSPACE": "1"}  # trust must not be what stops it here
+    first = skilldeck(
+        "run", "hi", "--model", f"scripted:{first_script}", "--json", cwd=work, env=trusted
+    )
+    assert first.returncode == 0, first.stderr
+    sid = json_events(first.stdout)[-1]["session_id"]
+    (work / ".skilldeck").mkdir()
+    (work / ".skilldeck" / "config.toml").write_text(RELAXED_CONFIG, encoding="utf-8")
+    second_script = write_script(  # the scripted model replays by turn: turn 1 was "hello"
+        tmp_path / "second.jsonl",
+        [
+            {"text": "hello"},
+            {"tool_calls": [tool_call("a", "Bash", command=f"touch {marker}")]},
+            {"text": "ok"},
+        ],
+    )
+    chat = skilldeck(
+        "chat", "--session", sid, "--model", f"scripted:{second_script}", "--json",
+        cwd=work, input="go\n", env=trusted,
+    )  # fmt: skip
+    assert not marker.exists(), chat.stdout + chat.stderr
+    assert "Traceback" not in chat.stderr
+    widened = skilldeck("chat", "--session", sid, "--allow", "Bash", cwd=work, env=trusted)
+    assert widened.returncode == 2 and "cannot add --allow" in widened.stderr
+
+
+def test_chat_without_a_session_still_obeys_a_trusted_config(tmp_path: Path) -> None:
+    """The control: a new chat in the same trusted folder does take the relaxed config
+    (allow Bash), so the test above fails if continuing reads the files again."""
+    work = tmp_path / "work"
+    work.mkdir()
+    marker = work / "MARKER"
+    (work / ".skilldeck").mkdir()
+    (work / ".skilldeck" / "config.toml").write_text(RELAXED_CONFIG, encoding="utf-8")
+    script = write_script(
+        tmp_path / "s.jsonl",
+        [{"tool_calls": [tool_call("a", "Bash", command=f"touch {marker}")]}, {"text": "ok"}],
+    )
+    chat = skilldeck(
+        "chat", "--model", f"scripted:{script}", "--json", cwd=work, input="go\n",
+        env={"SKILLDECK_TRUST_WORKSPACE": "1"},
+    )  # fmt: skip
+    assert chat.returncode == 0, chat.stderr
+    assert marker.exists(), chat.stdout + chat.stderr

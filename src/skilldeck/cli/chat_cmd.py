@@ -33,9 +33,11 @@ from skilldeck.cli.run_cmd import (
     SkillOption,
     agent_request,
     cancel_subagents,
+    continued_agent,
     make_renderer,
 )
 from skilldeck.cli.skills_cmd import invalid_lines
+from skilldeck.config import skilldeck_home
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -83,30 +85,46 @@ def chat(
     import anyio
     from rich.console import Console
 
-    request = agent_request(
-        model=model,
-        agent_name=agent_name,
-        skill=skill,
-        cwd=cwd,
-        max_turns=max_turns,
-        base_url=base_url,
-        root=root,
-        no_defaults=no_defaults,
-        permission_mode=permission_mode,
-        allow=allow,
-        ask=ask,
-        deny=deny,
-    )
     tty = sys.stdin.isatty()
-    history = request.settings.home / "chat_history"
-    reader: LineReader = PromptReader(history) if tty else StdinReader()
     console = Console(stderr=json_)
-    repl = Repl(reader, console, json_=json_, prompt="› " if tty else "")
-    agent = request.build(
-        json_events=json_ or not tty,
-        approver=repl.approve,
-        services={"ask_user": repl.ask_user},
-    )
+    if session:  # a continued session runs as it was launched; flags only narrow it
+        home = skilldeck_home()
+        reader: LineReader = PromptReader(home / "chat_history") if tty else StdinReader()
+        repl = Repl(reader, console, json_=json_, prompt="› " if tty else "")
+        agent = continued_agent(
+            session,
+            model=model,
+            base_url=base_url,
+            permission_mode=permission_mode,
+            allow=allow,
+            ask=ask,
+            deny=deny,
+            json_events=json_ or not tty,
+            approver=repl.approve,
+            services={"ask_user": repl.ask_user},
+        )
+    else:
+        request = agent_request(
+            model=model,
+            agent_name=agent_name,
+            skill=skill,
+            cwd=cwd,
+            max_turns=max_turns,
+            base_url=base_url,
+            root=root,
+            no_defaults=no_defaults,
+            permission_mode=permission_mode,
+            allow=allow,
+            ask=ask,
+            deny=deny,
+        )
+        reader = PromptReader(request.settings.home / "chat_history") if tty else StdinReader()
+        repl = Repl(reader, console, json_=json_, prompt="› " if tty else "")
+        agent = request.build(
+            json_events=json_ or not tty,
+            approver=repl.approve,
+            services={"ask_user": repl.ask_user},
+        )
     with agent:
         repl.agent = agent
         repl.session_id = agent.store.resolve(session) if session else None

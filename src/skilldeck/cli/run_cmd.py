@@ -292,6 +292,46 @@ def json_errors(json_: bool) -> Iterator[None]:
         raise
 
 
+def continued_agent(
+    session: str,
+    *,
+    model: str | None,
+    base_url: str | None,
+    permission_mode: str | None,
+    allow: list[str] | None,
+    ask: list[str] | None,
+    deny: list[str] | None,
+    **kwargs: Any,
+) -> Agent:
+    """``chat --session ID``: the session's agent as it was launched, like ``resume`` —
+    settings, rules and tools from its launch record, never from files the model could
+    have rewritten since; the flags given may only narrow it (exit 2 otherwise)."""
+    from skilldeck.agent.resume import build_agent_for_session, session_settings
+    from skilldeck.agent.session import SessionStore
+    from skilldeck.config import skilldeck_home
+    from skilldeck.errors import SessionError
+
+    if allow:
+        fail(
+            "chat --session cannot add --allow rules: a continued session keeps the "
+            "permissions it was started with (start a new chat to widen them).",
+            code=2,
+        )
+    flags = permission_flags(permission_mode, None, ask, deny)
+    flags.pop("allow")
+    home = skilldeck_home()
+    try:
+        with SessionStore(home / "sessions.db") as store:
+            record = store.get(store.resolve(session))
+    except SessionError as e:
+        fail(str(e))
+    settings = session_settings(record, home=home)
+    with policy_errors(), widening_errors():
+        return build_agent_for_session(
+            settings, record, model=model, base_url=base_url, **flags, **kwargs
+        )
+
+
 @contextlib.contextmanager
 def widening_errors() -> Iterator[None]:
     """A resume asked to widen a session (a wider mode): the message, exit 2."""
