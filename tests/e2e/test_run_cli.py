@@ -232,3 +232,46 @@ def test_scripted_path_is_stored_absolute_for_resume_elsewhere(tmp_path: Path) -
     (session,) = json.loads(skilldeck("sessions", "list", "--json", cwd=tmp_path).stdout)
     assert session["id"] == sid
     assert session["model"] == f"scripted:{(tmp_path / 'rel.jsonl').resolve()}"
+
+
+def _dynamic_skill(tmp_path: Path, allowed: str = "") -> Path:
+    skill = tmp_path / "skills" / "stamper"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        f"---\nname: stamper\ndescription: Stamps the reply.\n{allowed}---\n"
+        "The stamp is: !`echo SENTINEL`\n",
+        encoding="utf-8",
+    )
+    return tmp_path / "skills"
+
+
+def test_run_skill_expands_dynamic_context_through_the_gate(tmp_path: Path) -> None:
+    """Issue 16: ``run --skill`` loads like the Skill tool — the stored body holds the
+    command's output, not the raw !`…`, when a rule allows the command."""
+    root = _dynamic_skill(tmp_path, "allowed-tools: Bash(echo:*)\n")
+    script = write_script(tmp_path / "s.jsonl", [{"text": "done"}])
+    proc = skilldeck(
+        "run", "stamp it", "--model", f"scripted:{script}", "--skill", "stamper",
+        "--root", str(root), "--allow", "Bash(echo:*)", "--json", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    sid = json_events(proc.stdout)[-1]["session_id"]
+    shown = json.loads(skilldeck("sessions", "show", sid, "--json", cwd=tmp_path).stdout)
+    bodies = [m["content"] for m in shown["messages"] if m.get("meta") == "skill-body"]
+    assert len(bodies) == 1
+    assert "The stamp is: SENTINEL" in bodies[0] and "!`echo" not in bodies[0]
+
+
+def test_run_skill_refuses_dynamic_context_the_gate_does_not_allow(tmp_path: Path) -> None:
+    """Without a rule allowing the command the run stops before the model is called
+    and says why (as the Skill tool: an unapproved command aborts the load)."""
+    root = _dynamic_skill(tmp_path)
+    script = write_script(tmp_path / "s.jsonl", [{"text": "done"}])
+    proc = skilldeck(
+        "run", "stamp it", "--model", f"scripted:{script}", "--skill", "stamper",
+        "--root", str(root), cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    assert "stamper" in proc.stderr and "echo SENTINEL" in proc.stderr
+    assert "not allowed" in proc.stderr
+    assert "SENTINEL\n" not in proc.stdout

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from skilldeck.agent.gate import Approval, ApprovalRequest
     from skilldeck.agent.loop import Agent
     from skilldeck.llm.messages import Message
+    from skilldeck.tools.base import ToolContext
 
 HELP = """\
 /skills              list the skills available in this session
@@ -291,7 +292,7 @@ class Repl:
 
         registry = self._agent().skills
         every = registry.list(include_disabled=True) if registry is not None else []
-        usable = [s for s in every if s.enabled and s.unavailable_reason is None]
+        usable = [s for s in every if s.enabled and s.unavailable_reason is None]  # machine
         if not usable:
             self.console.print("No usable skills found.")
         for s in usable:
@@ -312,9 +313,11 @@ class Repl:
             )
 
     async def _invoke_skill(self, rest: str) -> None:
+        """Load a skill by hand through the one load operation (the Skill tool's): the
+        same substitutions, dynamic context vetted by this session's gate, grants."""
         from skilldeck.agent.builder import skill_body_message
         from skilldeck.errors import SkillError
-        from skilldeck.skills.disclosure import render_level2
+        from skilldeck.tools.skill_tool import load_in_context
 
         agent = self._agent()
         name, _, raw_args = rest.partition(" ")
@@ -332,11 +335,10 @@ class Repl:
         except SkillError as e:
             self.console.print(str(e), style="red", markup=False)
             return
-        if skill.unavailable_reason is not None:
+        reason = agent.skills.why_unavailable(skill)  # machine-level, as before
+        if reason is not None:
             self.console.print(
-                f"Skill {name!r} is unavailable here: {skill.unavailable_reason}",
-                style="red",
-                markup=False,
+                f"Skill {name!r} is unavailable here: {reason}", style="red", markup=False
             )
             return
         if not skill.metadata.user_invocable:
@@ -344,31 +346,44 @@ class Repl:
                 f"Skill {name!r} cannot be invoked by hand (user-invocable: false).", style="yellow"
             )
             return
-        body = render_level2(
-            skill, arguments=args, session_id=self.session_id, project_dir=agent.cwd
-        )
-        self._preapprove(skill.metadata.allowed_tools, skill.metadata.forbidden)
+        ctx = self._context(seed=False)
+        loaded = await load_in_context(skill, args, ctx, settings=agent.settings)
+        for warning in loaded.warnings:
+            self.console.print(f"warning: {warning}", style="yellow", markup=False)
+        if not loaded.ok:
+            self.console.print(str(loaded.error), style="red", markup=False, highlight=False)
+            return
+        self._preapprove(list(loaded.allowed_tools), list(loaded.forbidden_tools))
         note = f'The user invoked the skill "{skill.name}". Follow its instructions.'
-        preload = [skill_body_message(skill.name, body, note=note)]
+        preload = [skill_body_message(skill.name, loaded.text, note=note)]
         await self.send(args or f"Use the {skill.name} skill.", preload)
+
+    def _context(self, *, seed: bool = True) -> ToolContext:
+        """This session's tool context (its gate and sandbox state). Before the first
+        message: one over the state the session will start with (``seed``: that very
+        state, so what is written there carries into the session; else a copy)."""
+        from skilldeck.tools.base import ToolContext
+
+        agent = self._agent()
+        if self.session_id is not None:
+            return agent.tool_context(self.session_id)
+        return ToolContext(
+            session_id="",
+            workspace=agent.cwd,
+            settings=agent.settings,
+            state=agent.initial_state if seed else dict(agent.initial_state),
+            services={"tool_gate": agent.gate, **agent.services},
+        )
 
     def _preapprove(self, allowed: list[str], forbidden: list[str]) -> None:
         """As when the model loads a skill with the Skill tool: its allowed-tools are
         pre-approved and its forbidden tools denied for the rest of the session."""
         from skilldeck.agent.permissions import SkillAwareGate
-        from skilldeck.tools.base import ToolContext
 
         agent = self._agent()
         if not isinstance(agent.gate, SkillAwareGate):
             return
-        if self.session_id is not None:
-            ctx = agent.tool_context(self.session_id)
-        else:  # the session starts with the next message: seed its state
-            ctx = ToolContext(
-                session_id="", workspace=agent.cwd, settings=agent.settings,
-                state=agent.initial_state,
-            )  # fmt: skip
-        agent.gate.preapprove_skill(ctx, allowed, forbidden)
+        agent.gate.preapprove_skill(self._context(), allowed, forbidden)
 
     def _todos(self) -> None:
         if self.session_id is None:

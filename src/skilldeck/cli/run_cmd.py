@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from skilldeck.agent.session import SessionStore
     from skilldeck.cli.render import Renderer
     from skilldeck.config import Settings
+    from skilldeck.llm.messages import Message
 
 ModelOption = Annotated[
     str | None,
@@ -240,7 +241,44 @@ class AgentRequest:
         if agent.composed is not None:
             for warning in agent.composed.warnings:
                 sys.stderr.write(f"warning: {warning.code} {warning.message}\n")
+            agent.startup = skill_preloader(agent)
         return agent
+
+
+def skill_preloader(agent: Agent) -> Callable[[str], list[Message]]:
+    """``--skill NAME``: the composed skills' bodies, in execution order, each loaded
+    by the one load operation (:func:`skilldeck.tools.skill_tool.load_in_context`)
+    with the new session's context: substitutions, and dynamic context vetted by the
+    agent's own gate (a command it does not allow aborts the run with the reason).
+
+    The loop asks for these synchronously as the session starts (inside its event
+    loop), so the loads run to completion on a worker thread's own event loop.
+    """
+    import concurrent.futures
+
+    import anyio
+
+    from skilldeck.agent.builder import skill_body_message
+    from skilldeck.tools.skill_tool import load_in_context
+
+    chosen = list(agent.composed.skills) if agent.composed is not None else []
+
+    async def load_all(session_id: str) -> list[Message]:
+        ctx = agent.tool_context(session_id)
+        messages: list[Message] = []
+        for skill in chosen:
+            loaded = await load_in_context(skill, None, ctx, settings=agent.settings)
+            loaded.raise_for_status()
+            for warning in loaded.warnings:
+                sys.stderr.write(f"warning: {warning}\n")
+            messages.append(skill_body_message(skill.name, loaded.text, source=str(skill.skill_md)))
+        return messages
+
+    def preload(session_id: str) -> list[Message]:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(anyio.run, load_all, session_id).result()
+
+    return preload
 
 
 def agent_request(

@@ -1,11 +1,13 @@
 """``skilldeck skills run`` and ``skilldeck skills audit``.
 
-``run`` goes through the same code path as the model's ``Skill`` tool
-(:meth:`SkillTool.invoke`), so what a user sees here is what a model would get: a
-script skill's JSON, a code skill's result, a prompt skill's rendered level 2 (with
-substitutions and dynamic context). The user invoking a skill by name is consent, so
-skills with ``disable-model-invocation`` run here too, and a code skill's tool calls
-are not gated by permission rules.
+``run`` uses what the model's ``Skill`` tool uses, so what a user sees here is what
+a model would get: a prompt skill's level 2 from the one load operation
+(:func:`skilldeck.skills.loading.load_skill_for_use`, read as its typed
+:class:`~skilldeck.skills.loading.LoadedSkill`: substitutions and dynamic context), a
+script skill's JSON and a code skill's result (:meth:`SkillTool.invoke`). The user
+invoking a skill by name is consent, so skills with ``disable-model-invocation`` run
+here too, and neither dynamic-context commands nor a code skill's tool calls are
+gated by permission rules (no permission gate is wired: everything is allowed).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from skilldeck.cli.common import (
 from skilldeck.cli.skills_cmd import invalid_lines
 
 if TYPE_CHECKING:
+    from skilldeck.skills.loading import LoadedSkill
     from skilldeck.tools.base import ToolResult
 
 
@@ -66,9 +69,9 @@ def run(
     """Run a script or code skill, or print a prompt skill's rendered instructions."""
     import anyio
 
-    from skilldeck.skills.gating import apply_gating
+    from skilldeck.skills.skill import SkillKind
     from skilldeck.tools.base import ToolContext
-    from skilldeck.tools.skill_tool import SkillTool
+    from skilldeck.tools.skill_tool import SkillTool, load_in_context
 
     registry = discover_registry(root, no_defaults)
     settings = registry.settings
@@ -78,9 +81,9 @@ def run(
         typer.echo("error: " + "\n".join(lines), err=True)
         raise typer.Exit(1)
     skill = registry.get(name)
-    apply_gating([skill], available_tools=None)
-    if skill.unavailable_reason:
-        fail(f"skill {name!r} is unavailable here: {skill.unavailable_reason}")
+    reason = registry.why_unavailable(skill)  # machine-level: no agent, no tool set
+    if reason:
+        fail(f"skill {name!r} is unavailable here: {reason}")
     services: dict[str, Any] = {}
     if model:
         from skilldeck.llm.client import ModelLLMClient
@@ -94,14 +97,53 @@ def run(
         skills=registry,
         services=services,
     )
-    tool = SkillTool(registry)
     value = _arguments(input_json, args)
+    if skill.kind is SkillKind.PROMPT:
+
+        async def load() -> LoadedSkill:
+            return await load_in_context(skill, value, ctx, settings=settings)
+
+        _report_loaded(anyio.run(load), json_=json_)
+        return
+    tool = SkillTool(registry)
 
     async def go() -> ToolResult:
         return await tool.invoke(skill, value, ctx, run_without_args=True)
 
-    result = anyio.run(go)
-    _report(result, json_=json_)
+    _report(anyio.run(go), json_=json_)
+
+
+def _report_loaded(loaded: LoadedSkill, *, json_: bool) -> None:
+    """A prompt skill's typed load result: its text, or why it was not loaded."""
+    for warning in loaded.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    if loaded.ok:
+        content = f"Loaded skill {loaded.name} ({loaded.kind.value})\n\n{loaded.text}"
+    elif loaded.status == "refused":
+        content = loaded.error or ""
+    else:
+        content = f"Skill {loaded.name!r} failed: {loaded.error}"
+    if json_:
+        print_json(
+            {
+                "ok": loaded.ok,
+                "content": content,
+                "skill": loaded.name,
+                "kind": loaded.kind.value,
+                "mode": str(loaded.status),
+                "folder": str(loaded.skill.folder),
+                "allowed_tools": list(loaded.allowed_tools),
+                "forbidden_tools": list(loaded.forbidden_tools),
+                "warnings": list(loaded.warnings),
+                **({"text": loaded.text} if loaded.ok else {}),
+            }
+        )
+    elif loaded.ok:
+        typer.echo(loaded.text)
+    else:
+        typer.echo(content, err=True)
+    if not loaded.ok:
+        raise typer.Exit(1)
 
 
 def _report(result: ToolResult, *, json_: bool) -> None:
@@ -112,7 +154,7 @@ def _report(result: ToolResult, *, json_: bool) -> None:
         print_json({"ok": not result.is_error, "content": result.content, **data})
     elif result.is_error:
         typer.echo(result.content, err=True)
-    elif data.get("mode") == "loaded":
+    elif data.get("mode") == "loaded":  # a script skill's instructions
         typer.echo(data.get("text", result.content))
     elif data.get("kind") == "script":
         print_json(data.get("result"))

@@ -14,6 +14,14 @@ What is checked, all from frontmatter:
   operating system restriction ("Linux only", "requires macOS", "Windows only") and
   a minimum Python version ("Python 3.12+", "python >= 3.11"). Anything else in it
   is informational and never gates.
+
+Two scopes, never mixed (issue 16): bins, env and compatibility are facts of the
+*machine*, the same for every agent, so the registry computes them once per refresh
+(:func:`apply_gating`, the registry's view kept on ``Skill.unavailable_reason``).
+``requires-tools`` is a fact of *one agent's* tool set, so it is computed per call
+(:func:`unavailable_for`) and never written anywhere: the registry and its skills
+are shared by a parent and its sub-agents (and, in a server, by many sessions), and
+one agent's tool set must not change what another is offered.
 """
 
 from __future__ import annotations
@@ -27,7 +35,14 @@ from collections.abc import Callable, Iterable, Mapping
 
 from skilldeck.skills.skill import Skill
 
-__all__ = ["apply_gating", "compatibility_problem", "gating_reason"]
+__all__ = [
+    "apply_gating",
+    "compatibility_problem",
+    "gating_reason",
+    "machine_reason",
+    "tools_reason",
+    "unavailable_for",
+]
 
 _OS_NAMES = {
     "linux": "linux",
@@ -90,23 +105,27 @@ def compatibility_problem(
     return None
 
 
-def gating_reason(
+def tools_reason(skill: Skill, available_tools: set[str] | frozenset[str] | None) -> str | None:
+    """Why one agent (whose tools are ``available_tools``) cannot use ``skill``, or
+    None. ``None`` tools means the set is not known, so nothing is checked."""
+    if available_tools is None:
+        return None
+    meta = skill.gating_fields()
+    missing = [t for t in meta.requires_tools if t not in available_tools]
+    return f"needs tool(s) this agent lacks: {', '.join(missing)}" if missing else None
+
+
+def machine_reason(
     skill: Skill,
     *,
-    available_tools: set[str] | None,
     which: Callable[[str], str | None] = shutil.which,
     environ: Mapping[str, str] | None = None,
     platform: str = sys.platform,
 ) -> str | None:
-    """The reason ``skill`` cannot be used here, or None. ``available_tools=None``
-    means the tool set is not known yet, so ``requires-tools`` is not checked."""
+    """Why this machine cannot serve ``skill`` (bins, env, OS/Python), or None."""
     meta = skill.gating_fields()
     env = os.environ if environ is None else environ
     reasons: list[str] = []
-    if available_tools is not None:
-        missing_tools = [t for t in meta.requires_tools if t not in available_tools]
-        if missing_tools:
-            reasons.append(f"needs tool(s) this agent lacks: {', '.join(missing_tools)}")
     missing_bins = [b for b in meta.requires_bins if which(b) is None]
     if missing_bins:
         reasons.append(f"needs program(s) not found on PATH: {', '.join(missing_bins)}")
@@ -119,23 +138,49 @@ def gating_reason(
     return "; ".join(reasons) or None
 
 
-def apply_gating(skills: Iterable[Skill], *, available_tools: set[str] | None) -> None:
-    """Set (or clear) ``unavailable_reason`` on each skill from :func:`gating_reason`.
+def gating_reason(
+    skill: Skill,
+    *,
+    available_tools: set[str] | frozenset[str] | None,
+    which: Callable[[str], str | None] = shutil.which,
+    environ: Mapping[str, str] | None = None,
+    platform: str = sys.platform,
+) -> str | None:
+    """The reason ``skill`` cannot be used here, or None. ``available_tools=None``
+    means the tool set is not known yet, so ``requires-tools`` is not checked."""
+    reasons = [
+        tools_reason(skill, available_tools),
+        machine_reason(skill, which=which, environ=environ, platform=platform),
+    ]
+    return "; ".join(r for r in reasons if r) or None
 
-    A reason set by someone else (one that does not come from gating) is kept.
+
+def unavailable_for(skill: Skill, available_tools: set[str] | frozenset[str] | None) -> str | None:
+    """Why the agent with ``available_tools`` cannot use ``skill``: its own missing
+    tools, then the machine-level reason the registry recorded. Reads, never writes."""
+    reasons = [tools_reason(skill, available_tools), skill.unavailable_reason]
+    return "; ".join(r for r in reasons if r) or None
+
+
+def apply_gating(
+    skills: Iterable[Skill], *, available_tools: set[str] | frozenset[str] | None = None
+) -> None:
+    """Set (or clear) the *machine-level* ``unavailable_reason`` of each skill.
+
+    Only the registry calls this, on each refresh. A reason set by someone else (one
+    that does not come from gating) is kept. Per-agent gating is not written: passing
+    a tool set is refused (use :func:`unavailable_for`).
     """
+    if available_tools is not None:
+        raise TypeError(
+            "apply_gating writes machine-level gating only; use unavailable_for(skill, tools)"
+        )
     for skill in skills:
         meta = skill.gating_fields()
         gated_before = skill.unavailable_reason is not None and skill in _GATED
-        if not (
-            meta.requires_tools
-            or meta.requires_bins
-            or meta.requires_env
-            or meta.compatibility
-            or gated_before
-        ):
+        if not (meta.requires_bins or meta.requires_env or meta.compatibility or gated_before):
             continue  # the common case, kept cheap: registries hold thousands of skills
-        reason = gating_reason(skill, available_tools=available_tools)
+        reason = machine_reason(skill)
         if skill.unavailable_reason is not None and not gated_before:
             continue
         skill.unavailable_reason = reason

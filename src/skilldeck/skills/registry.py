@@ -35,7 +35,7 @@ from skilldeck.skills.entries import (
     SkillEntry,
     active_row,
 )
-from skilldeck.skills.gating import apply_gating
+from skilldeck.skills.gating import apply_gating, unavailable_for
 from skilldeck.skills.skill import Skill
 
 if TYPE_CHECKING:
@@ -158,6 +158,21 @@ class SkillRegistry:
             for n in sorted(self._winners)
             if include_disabled or self._winners[n].enabled
         ]
+
+    def why_unavailable(
+        self, skill: Skill, *, tools: set[str] | frozenset[str] | None = None
+    ) -> str | None:
+        """Why ``skill`` cannot be used by an agent holding ``tools`` (None: tool set
+        unknown), or None when it can: disabled, missing tools, then the machine-level
+        gating computed at the last refresh. A per-call view: nothing is written, so
+        agents with different tools sharing this registry never see each other's."""
+        if not skill.enabled:
+            return "disabled in config"
+        return unavailable_for(skill, tools)
+
+    def usable(self, *, tools: set[str] | frozenset[str] | None = None) -> builtins.list[Skill]:
+        """The enabled skills an agent holding ``tools`` can use, sorted by name."""
+        return [s for s in self.list() if self.why_unavailable(s, tools=tools) is None]
 
     def versions(self, name: str) -> builtins.list[Skill]:
         """Every candidate for ``name`` (registered and discovered), precedence order."""
@@ -410,8 +425,9 @@ class SkillRegistry:
         self._groups = groups
         self._winners = winners
         self._registered_ids = {id(s) for s in self._registered}
-        # requires-bins / requires-env / compatibility: unavailable, with a reason (helper X)
-        apply_gating(gated, available_tools=None)
+        # requires-bins / requires-env / compatibility: machine-level, once per refresh;
+        # requires-tools is per agent (why_unavailable), never written here
+        apply_gating(gated)
 
     def _group(self, name: str) -> builtins.list[Skill]:
         """Every candidate for ``name``, highest precedence first."""

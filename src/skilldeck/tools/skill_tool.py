@@ -39,9 +39,7 @@ from __future__ import annotations
 
 import contextvars
 import inspect
-import json
-import shlex
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -54,9 +52,15 @@ from skilldeck.skills.codeskill import (
     load_code_skill,
     run_code_skill,
 )
-from skilldeck.skills.disclosure import render_available_skills, render_level2
-from skilldeck.skills.dynamic import expand_dynamic_context, has_dynamic_context, shell_runner
-from skilldeck.skills.gating import apply_gating
+from skilldeck.skills.disclosure import render_available_skills
+from skilldeck.skills.dynamic import ShellRunner, shell_runner
+from skilldeck.skills.loading import (
+    PLAN_REFUSAL,
+    LoadedSkill,
+    LoadStatus,
+    argument_string,
+    load_skill_for_use,
+)
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.skills.runner import ScriptRunner
 from skilldeck.skills.skill import Skill, SkillKind
@@ -64,7 +68,19 @@ from skilldeck.skills.spec import call_name
 from skilldeck.skills.toolrules import parse_rules
 from skilldeck.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 
-__all__ = ["PLAN_REFUSAL", "SkillInput", "SkillTool", "cap_text", "runs_read_only"]
+if TYPE_CHECKING:
+    from skilldeck.config import Settings
+
+__all__ = [
+    "PLAN_REFUSAL",
+    "ContextGate",
+    "SkillInput",
+    "SkillTool",
+    "cap_text",
+    "context_runner",
+    "load_in_context",
+    "runs_read_only",
+]
 
 #: above this many invocable skills the schema carries no enum (use ``query``)
 ENUM_LIMIT = 256
@@ -74,8 +90,6 @@ _MAX_DEPTH = 4
 #: how deep code skills calling Skill are nested, per task (a context variable, so
 #: parallel tool calls of one turn do not count against each other)
 _DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("skilldeck_skill_depth", default=0)
-#: what a read-only (plan mode) session gets instead of running a skill's code
-PLAN_REFUSAL = "plan mode: this skill runs code; leave plan mode to run it"
 
 _BASE_DESCRIPTION = """\
 Use a skill: load its instructions, run it, or search for one.
@@ -128,10 +142,10 @@ class SkillTool(Tool):
     # ---- what the model sees -------------------------------------------------------
 
     def invocable(self) -> list[Skill]:
-        """Skills the model may call: enabled, not gated, model-invocable."""
-        skills = self.registry.list()
-        apply_gating(skills, available_tools=self.available_tools)
-        return [s for s in skills if s.available and not s.metadata.disable_model_invocation]
+        """Skills the model may call: enabled, not gated for this agent's tools (computed
+        here, never written on the shared skills), model-invocable."""
+        skills = self.registry.usable(tools=self.available_tools)
+        return [s for s in skills if not s.metadata.disable_model_invocation]
 
     def describe(self) -> str:
         if not self.list_in_description:
@@ -200,9 +214,9 @@ class SkillTool(Tool):
         SkillNotFoundError / SkillUnavailableError with the reason."""
         name = call_name(raw)  # the same name Skill(...) permission rules match
         skill = self.registry.get(name)
-        apply_gating([skill], available_tools=self.available_tools)
-        if skill.unavailable_reason:
-            raise SkillUnavailableError(skill.name, skill.unavailable_reason)
+        reason = self.registry.why_unavailable(skill, tools=self.available_tools)
+        if reason:
+            raise SkillUnavailableError(skill.name, reason)
         if skill.metadata.disable_model_invocation:
             raise SkillUnavailableError(
                 skill.name, "it can only be invoked by the user (disable-model-invocation)"
@@ -239,46 +253,27 @@ class SkillTool(Tool):
     # ---- the three kinds ---------------------------------------------------------------
 
     async def _load(self, skill: Skill, raw_args: Any, ctx: ToolContext) -> ToolResult:
-        warnings: list[str] = []
-        text = render_level2(
-            skill,
-            arguments=_argument_string(raw_args, skill.metadata.arguments),
-            session_id=ctx.session_id,
-            project_dir=ctx.workspace,
-        )
-        read_only = runs_read_only(ctx)
-        dynamic = self.settings.skills.dynamic_context
-        if read_only and dynamic and has_dynamic_context(text):
-            return _plan_refusal(skill, f"{skill.name!r} runs dynamic-context commands")
-        sandbox = Sandbox.for_state(ctx.state, self.settings)
-        text = await expand_dynamic_context(
-            text,
-            run=shell_runner(
-                cwd=ctx.workspace,
-                timeout=self.settings.skills.script_timeout,
-                cap=self.settings.skills.output_cap,
-                sandbox=sandbox,
-                workspace=ctx.workspace,
-            ),
-            check=lambda command: self._check_bash(skill, command, ctx, read_only=read_only),
-            enabled=dynamic,
-            skill_name=skill.name,
-            warnings=warnings,
-        )
-        kind = skill.kind.value
-        head = f"Loaded skill {skill.name} ({kind})"
+        loaded = await load_in_context(skill, raw_args, ctx, settings=self.settings)
+        if loaded.status is LoadStatus.REFUSED:
+            return _result(skill, loaded.error or PLAN_REFUSAL, error=True, mode="refused")
+        if not loaded.ok:
+            message = f"Skill {skill.name!r} failed: {loaded.error}"
+            return _result(
+                skill, message, error=True, mode="failed", warnings=list(loaded.warnings)
+            )
+        head = f"Loaded skill {skill.name} ({skill.kind.value})"
         if skill.kind is SkillKind.SCRIPT:
             head += (
                 f'\nThis is a script skill: run it with {{"skill": "{skill.name}", "args": '
                 "{...}} using the parameters described below."
             )
         limit = self.settings.agent.tool_output_limit
-        text, cut = cap_text(text, limit - len(head) - 2, source=str(skill.skill_md))
+        text, cut = cap_text(loaded.text, limit - len(head) - 2, source=str(skill.skill_md))
         return _result(
             skill,
             f"{head}\n\n{text}",
             mode="loaded",
-            warnings=warnings,
+            warnings=list(loaded.warnings),
             extra={"text": text, **cut},
             limit=limit,
         )
@@ -350,12 +345,51 @@ class SkillTool(Tool):
             self.tools = ToolRegistry([*builtin_tools(), self])
         return self.tools
 
-    async def _check_bash(
-        self, skill: Skill, command: str, ctx: ToolContext, *, read_only: bool = False
-    ) -> str | None:
-        if read_only or runs_read_only(ctx):  # belt and braces: nothing runs in plan mode
-            return PLAN_REFUSAL
-        return await check_permission(skill, "Bash", {"command": command}, ctx)
+
+class ContextGate:
+    """The :class:`~skilldeck.skills.loading.CommandGate` of a session, from its
+    :class:`ToolContext`: dynamic-context commands are vetted as ``Bash`` calls by
+    :func:`check_permission` (the loop's gate, or ``permission_check``), and plan mode
+    is read from the gate (:func:`runs_read_only`). Every skilldeck front door that
+    has a session (Skill tool, ``run --skill``, chat ``/skill``) uses this one."""
+
+    def __init__(self, ctx: ToolContext) -> None:
+        self.ctx = ctx
+
+    @property
+    def read_only(self) -> bool:
+        return runs_read_only(self.ctx)
+
+    async def check_command(self, skill: Skill, command: str) -> str | None:
+        return await check_permission(skill, "Bash", {"command": command}, self.ctx)
+
+
+def context_runner(ctx: ToolContext, settings: Settings) -> ShellRunner:
+    """The session's dynamic-context runner: ``bash -c`` in the workspace, under the
+    session's sandbox, with the skills' timeout and output cap."""
+    return shell_runner(
+        cwd=ctx.workspace,
+        timeout=settings.skills.script_timeout,
+        cap=settings.skills.output_cap,
+        sandbox=Sandbox.for_state(ctx.state, settings),
+        workspace=ctx.workspace,
+    )
+
+
+async def load_in_context(
+    skill: Skill, raw_args: Any, ctx: ToolContext, *, settings: Settings
+) -> LoadedSkill:
+    """:func:`~skilldeck.skills.loading.load_skill_for_use` with the session's gate and
+    runner: what the Skill tool, ``run --skill`` and chat ``/skill`` all call."""
+    return await load_skill_for_use(
+        skill,
+        arguments=raw_args,
+        session_id=ctx.session_id,
+        workspace=ctx.workspace,
+        gate=ContextGate(ctx),
+        run_command=context_runner(ctx, settings),
+        dynamic=settings.skills.dynamic_context,
+    )
 
 
 async def check_permission(
@@ -436,15 +470,8 @@ def _given(args: Any) -> bool:
     return args is not None and not (isinstance(args, str) and not args.strip())
 
 
-def _argument_string(args: Any, declared: list[str]) -> str | None:
-    """Prompt-skill arguments as the string ``$ARGUMENTS`` expects."""
-    if args is None or isinstance(args, str):
-        return args
-    if isinstance(args, dict) and declared and all(k in args for k in declared):
-        return " ".join(shlex.quote(str(args[k])) for k in declared)
-    if isinstance(args, list):
-        return " ".join(shlex.quote(str(a)) for a in args)
-    return json.dumps(args, ensure_ascii=False)
+#: kept for callers of the old private name
+_argument_string = argument_string
 
 
 def _result(
