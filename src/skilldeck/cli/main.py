@@ -1,11 +1,20 @@
-"""The ``skilldeck`` entry point: builds only the command group being invoked.
+"""The ``skilldeck`` entry point: imports only the command being invoked.
 
-Importing every command module (and with them the agent, the model SDKs, MCP…) costs
-hundreds of milliseconds; ``skilldeck skills list --json`` must start in well under
-half a second. So the root app registers a command group only when ``argv`` asks for
-it, and registers everything for ``--help`` or an unknown command. The most frequent
-machine call, ``skills list --json``, does not build the app at all: see
-:mod:`skilldeck.cli.fastpath` (typer itself is imported only past that point).
+Each command module (and with it the agent, the model SDKs, MCP, pydantic…) costs
+tens to hundreds of milliseconds to import, and a CLI is judged by how fast it
+answers. So (measured by ``python -m bench startup``, against skills-ref's
+``agentskills``):
+
+* ``--version`` answers from :data:`skilldeck.__version__` before typer is imported;
+* ``--help`` (or no argument, or an unknown command) lists the command groups and
+  root commands from the tables below without importing any command module;
+* ``skilldeck WORD …`` imports only the command modules registered under ``WORD``;
+* ``skills list --json`` does not build the app at all: see
+  :mod:`skilldeck.cli.fastpath` (typer itself is imported only past that point);
+* help and usage errors are click's plain text (``rich_markup_mode=None``): typer's
+  rich panels import rich's markdown and traceback machinery, about 0.15 s of CPU
+  for every ``--help`` and every misspelt option.
+
 Each command module exposes ``register(app)``; modules hold no business logic.
 """
 
@@ -14,12 +23,16 @@ from __future__ import annotations
 import gc
 import importlib
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
+
+from skilldeck import __version__
+from skilldeck.errors import SkilldeckError
 
 if TYPE_CHECKING:
     import typer
 
-#: top-level word → command modules that register into it ("" = the root app)
+#: top-level word → (its help, the command modules that register into it)
 _GROUPS: dict[str, tuple[str, list[str]]] = {
     "skills": (
         "Discover, validate, show, run and package skills.",
@@ -35,13 +48,38 @@ _GROUPS: dict[str, tuple[str, list[str]]] = {
     "agents": ("List and inspect agent definitions (AGENT.md).", ["skilldeck.cli.agents_cmd"]),
     "mcp": ("Serve skills over MCP.", ["skilldeck.cli.mcp_cmd"]),
 }
-#: top-level commands living on the root app
-_ROOT_COMMANDS: dict[str, str] = {
-    "run": "skilldeck.cli.run_cmd",
-    "resume": "skilldeck.cli.run_cmd",
-    "chat": "skilldeck.cli.chat_cmd",
-    "trust": "skilldeck.cli.trust_cmd",
+#: top-level commands living on the root app → (their module, their one-line help as
+#: the module registers it: the root ``--help`` lists it without importing the module;
+#: ``tests/unit/cli/test_main_lazy.py`` keeps the two equal)
+_ROOT_COMMANDS: dict[str, tuple[str, str]] = {
+    "chat": ("skilldeck.cli.chat_cmd", "Talk with the agent interactively."),
+    "run": ("skilldeck.cli.run_cmd", "Run a task with the agent until it is done."),
+    "resume": ("skilldeck.cli.run_cmd", "Continue a paused or interrupted session."),
+    "trust": (
+        "skilldeck.cli.trust_cmd",
+        "Trust a folder's own config and skills (see --list, --revoke).",
+    ),
 }
+#: in a group of several modules, which module registers each command: ``skills
+#: validate`` imports only ``skills_cmd``, not the trust and packaging commands (and the
+#: settings they import); the group's ``--help`` imports them all. A test keeps this
+#: table equal to what the modules register.
+_GROUP_COMMANDS: dict[str, dict[str, str]] = {
+    "skills": {
+        **dict.fromkeys(
+            ("list", "validate", "show", "prompt", "enable", "disable", "new"),
+            "skilldeck.cli.skills_cmd",
+        ),
+        **dict.fromkeys(("run", "audit"), "skilldeck.cli.skills_exec_cmd"),
+        "match": "skilldeck.cli.skills_match_cmd",
+        **dict.fromkeys(
+            ("pack", "keygen", "install", "verify", "uninstall"), "skilldeck.cli.skills_pkg_cmd"
+        ),
+        "trust": "skilldeck.cli.skills_trust_cmd",
+    },
+}
+_HELP = "A runtime for Agent Skills: discover, validate, run and compose skills."
+_VERSION_FLAGS = ("--version", "-V")
 
 
 def _register(module_name: str, app: typer.Typer) -> None:
@@ -54,39 +92,82 @@ def _register(module_name: str, app: typer.Typer) -> None:
     module.register(app)
 
 
-def _root() -> None:
-    """A runtime for Agent Skills: discover, validate, run and compose skills."""
+def _print_version() -> None:
+    sys.stdout.write(f"skilldeck {__version__}\n")
+
+
+def _root_callback() -> Callable[[bool], None]:
+    """The root callback with its ``--version`` option (typer reads the signature)."""
+    import typer
+
+    def root(
+        version: bool = typer.Option(
+            False,
+            *_VERSION_FLAGS,
+            is_eager=True,
+            help="Show skilldeck's version and exit.",
+        ),
+    ) -> None:
+        if version:
+            _print_version()
+            raise typer.Exit(0)
+
+    root.__doc__ = _HELP
+    return root
 
 
 def build_app(argv: list[str]) -> typer.Typer:
+    """The typer app for ``argv``: only the command group (or root command) that its
+    first word names is imported; for anything else (``--help``, no word, an unknown
+    word) every group and root command is listed from the tables, none imported."""
     import typer
 
     app = typer.Typer(
         name="skilldeck",
-        help="A runtime for Agent Skills: discover, validate, run and compose skills.",
+        help=_HELP,
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
+        rich_markup_mode=None,
     )
     # A callback keeps the root a command group even when only one command is
     # registered (``skilldeck chat`` alone would otherwise become the root command).
-    app.callback()(_root)
-    first = next((a for a in argv if not a.startswith("-")), None)
-    wanted_groups = [first] if first in _GROUPS else list(_GROUPS)
-    wanted_root = {first} if first in _ROOT_COMMANDS else set(_ROOT_COMMANDS)
+    app.callback()(_root_callback())
+    words = [a for a in argv if not a.startswith("-")]
+    first = words[0] if words else None
     if first in _GROUPS:
-        wanted_root = set()
-    elif first in _ROOT_COMMANDS:
-        wanted_groups = []
-    for group in wanted_groups:
-        help_text, modules = _GROUPS[group]
-        sub = typer.Typer(help=help_text, no_args_is_help=True)
-        for module_name in modules:
+        help_text, modules = _GROUPS[first]
+        command = words[1] if len(words) > 1 else None
+        owner = _GROUP_COMMANDS.get(first, {}).get(command or "")
+        sub = _group(help_text)
+        for module_name in [owner] if owner else modules:
             _register(module_name, sub)
-        app.add_typer(sub, name=group)
-    for module_name in dict.fromkeys(_ROOT_COMMANDS[c] for c in sorted(wanted_root)):
+        app.add_typer(sub, name=first)
+    elif first in _ROOT_COMMANDS:
+        module_name = _ROOT_COMMANDS[first][0]
         _register(module_name, app)
+    else:
+        _add_listing(app)
     return app
+
+
+def _group(help_text: str) -> typer.Typer:
+    import typer
+
+    return typer.Typer(help=help_text, no_args_is_help=True, rich_markup_mode=None)
+
+
+def _listed_only() -> None:
+    """Stands for a command in the root listing; never run (its word builds the real one)."""
+
+
+def _add_listing(app: typer.Typer) -> None:
+    """Every root command and group by name and help, without importing their modules:
+    enough for the root ``--help`` and for click's "No such command" message."""
+    for name, (_module, help_text) in _ROOT_COMMANDS.items():
+        app.command(name, help=help_text)(_listed_only)
+    for name, (help_text, _modules) in _GROUPS.items():
+        app.add_typer(_group(help_text), name=name)
 
 
 def _config_warnings_as_lines() -> None:
@@ -116,9 +197,12 @@ def _config_warnings_as_lines() -> None:
 
 def main() -> None:
     argv = sys.argv[1:]
+    if len(argv) == 1 and argv[0] in _VERSION_FLAGS:
+        _print_version()  # before typer: a version check must cost nothing
+        return
     _config_warnings_as_lines()
     if argv[:2] == ["skills", "list"]:
-        from skilldeck.cli.fastpath import try_fast
+        from skilldeck.cli.fastpath import try_fast  # lazy: the command's own fast path
 
         # The process ends right after the listing: the cyclic collector would only
         # walk the thousands of objects it built, which reference counting frees.
@@ -127,8 +211,6 @@ def main() -> None:
         if code is not None:
             raise SystemExit(code)
         gc.enable()
-    from skilldeck.errors import SkilldeckError
-
     try:
         build_app(argv)(args=argv, prog_name="skilldeck", standalone_mode=True)
     except SkilldeckError as e:  # a clean one-line error, never a traceback
