@@ -4,9 +4,14 @@ The same surface the MCP server offers, as :class:`~skilldeck.tools.base.Tool`\\
 they export to OpenAI/Anthropic function calling and to other frameworks:
 
 * ``list_skills(query?, limit?)`` — the catalog as JSON, ranked when given a query;
-* ``load_skill(name, args?)`` — level 2: instructions with ``$ARGUMENTS`` filled in
-  and the file list; its description carries the ``<available_skills>`` block, so
-  the model sees the catalog (level 1) without calling anything;
+* ``load_skill(name, args?)`` — level 2 through the one load operation
+  (:func:`skilldeck.skills.loading.load_skill_for_use`): instructions with
+  ``$ARGUMENTS`` filled in and the file list; its description carries the
+  ``<available_skills>`` block, so the model sees the catalog (level 1) without
+  calling anything. Dynamic context (`` !`cmd` ``) runs only through a permission
+  gate the host passes (``skill_tools(registry, gate=...)``, a
+  :class:`~skilldeck.skills.loading.CommandGate`); without one, a body that has
+  it is refused with the reason — its commands are never run unvetted;
 * ``read_skill_resource(name, path)`` — level 3, confined to the skill folder;
 * ``run_skill_script(name, input?)`` — the sandboxed script runner; only included
   when asked for (``scripts=True``), like ``--allow-scripts`` on the MCP server.
@@ -23,10 +28,12 @@ from pydantic import BaseModel, Field
 from skilldeck.errors import SkilldeckError
 from skilldeck.llm.messages import ToolSpec
 from skilldeck.mcp.catalog import LOAD_SKILL_INTRO, list_skills_payload, resource_text
-from skilldeck.skills.disclosure import render_available_skills, render_level2
+from skilldeck.skills.disclosure import render_available_skills
+from skilldeck.skills.loading import CommandGate, load_skill_for_use
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.skills.skill import Skill
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
+from skilldeck.tools.skill_tool import context_runner
 
 
 class _CatalogTool(Tool):
@@ -95,12 +102,30 @@ class LoadSkillTool(_CatalogTool):
             input_schema=self.input_schema(),
         )
 
+    def __init__(self, registry: SkillRegistry, *, gate: CommandGate | None = None) -> None:
+        super().__init__(registry)
+        #: the host's permission gate for dynamic context (None: refused)
+        self.gate = gate
+
     async def answer(self, input: Any, ctx: ToolContext) -> ToolResult:
         skill = self._skill(input.name)
-        text = render_level2(
-            skill, arguments=input.args, session_id=ctx.session_id, project_dir=ctx.workspace
+        settings = self.registry.settings
+        loaded = await load_skill_for_use(
+            skill,
+            arguments=input.args,
+            session_id=ctx.session_id,
+            workspace=ctx.workspace,
+            gate=self.gate,
+            run_command=context_runner(ctx, settings) if self.gate is not None else None,
+            dynamic=settings.skills.dynamic_context,
+            where="this integration (no gate was given to skill_tools)",
         )
-        return ToolResult(text, data={"skill": skill.name, "folder": str(skill.folder)})
+        if not loaded.ok:
+            raise SkilldeckError(loaded.error or f"Skill {skill.name!r} was not loaded.")
+        data: dict[str, Any] = {"skill": skill.name, "folder": str(skill.folder)}
+        if loaded.warnings:
+            data["warnings"] = list(loaded.warnings)
+        return ToolResult(loaded.text, data=data)
 
 
 class ReadSkillResourceInput(BaseModel):
@@ -145,11 +170,14 @@ class RunSkillScriptTool(_CatalogTool):
         return ToolResult(result.render(), is_error=not result.ok, data=result.to_dict())
 
 
-def skill_tools(registry: SkillRegistry, *, scripts: bool = False) -> list[Tool]:
-    """``list_skills``, ``load_skill``, ``read_skill_resource`` (+ ``run_skill_script``)."""
+def skill_tools(
+    registry: SkillRegistry, *, scripts: bool = False, gate: CommandGate | None = None
+) -> list[Tool]:
+    """``list_skills``, ``load_skill``, ``read_skill_resource`` (+ ``run_skill_script``).
+    ``gate`` vets ``load_skill``'s dynamic-context commands (None: they are refused)."""
     tools: list[Tool] = [
         ListSkillsTool(registry),
-        LoadSkillTool(registry),
+        LoadSkillTool(registry, gate=gate),
         ReadSkillResourceTool(registry),
     ]
     if scripts:

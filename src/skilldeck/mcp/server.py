@@ -26,6 +26,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
@@ -67,7 +68,8 @@ from skilldeck.mcp.catalog import (
     skill_prompt,
     skill_resources,
 )
-from skilldeck.skills.disclosure import render_available_skills, render_level2
+from skilldeck.skills.disclosure import render_available_skills
+from skilldeck.skills.loading import LoadedSkill, load_skill_for_use
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.skills.skill import Skill
 
@@ -178,6 +180,24 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
         async with self._registry_lock:
             return await anyio.to_thread.run_sync(fn, *args)
 
+    def _load(self, skill: Skill, args: str | None) -> LoadedSkill:
+        """The one load operation (in a worker thread). The server has no permission
+        gate, so a body with dynamic context is refused with the reason, never run."""
+        settings = self.registry.settings
+        return anyio.run(
+            partial(
+                load_skill_for_use,
+                skill,
+                arguments=args,
+                session_id="mcp",
+                workspace=settings.workspace,
+                gate=None,
+                run_command=None,
+                dynamic=settings.skills.dynamic_context,
+                where="the MCP server",
+            )
+        )
+
     def _skill(self, name: str) -> Skill:
         try:
             skill = self.registry.get(name)
@@ -204,12 +224,10 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
         $ARGUMENTS) and the list of its files."""
 
         def level2() -> str:
-            return render_level2(
-                self._skill(name),
-                arguments=args,
-                session_id="mcp",
-                project_dir=self.registry.settings.workspace,
-            )
+            loaded = self._load(self._skill(name), args)
+            if not loaded.ok:
+                raise ToolError(loaded.error or f"Skill {name!r} was not loaded.")
+            return loaded.text
 
         return await self._off_loop(level2)
 
@@ -318,22 +336,19 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
     ) -> GetPromptResult | InputRequiredResult:
         args = (arguments or {}).get("arguments")
 
-        def render() -> tuple[Skill, str] | None:
+        def render() -> tuple[Skill, LoadedSkill] | None:
             skill = next((s for s in self._prompt_skills() if s.name == name), None)
             if skill is None:
                 return None
-            text = render_level2(
-                skill,
-                arguments=str(args) if args is not None else None,
-                session_id="mcp",
-                project_dir=self.registry.settings.workspace,
-            )
-            return skill, text
+            return skill, self._load(skill, str(args) if args is not None else None)
 
         rendered = await self._off_loop(render)
         if rendered is None:
             raise MCPError(INVALID_PARAMS, f"No user-invocable skill named {name!r}.")
-        skill, text = rendered
+        skill, loaded = rendered
+        if not loaded.ok:
+            raise MCPError(INVALID_PARAMS, loaded.error or f"Skill {name!r} was not loaded.")
+        text = loaded.text
         return GetPromptResult(
             description=skill.description,
             messages=[PromptMessage(role="user", content=TextContent(text=text))],

@@ -17,6 +17,8 @@ from skilldeck.integrations.anthropic_tools import AnthropicToolkit
 from skilldeck.integrations.openai_tools import OpenAIToolkit
 from skilldeck.integrations.skill_tools import skill_tools
 from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.skill import Skill
+from skilldeck.tools.base import ToolContext
 
 
 @pytest.fixture
@@ -119,3 +121,31 @@ def test_anthropic_tool_use_round_trip(settings: Settings, root: Path) -> None:
     assert "Demo body:" in first["content"]
     assert second["is_error"] is True and "ghost" in second["content"]
     assert json.loads(third["content"]) == {"echo": {"k": "v"}}
+
+
+@pytest.mark.anyio
+async def test_load_skill_dynamic_context_needs_the_hosts_gate(tmp_path: Path) -> None:
+    """Issue 16: the integrations' load_skill is the one load operation: without a
+    gate a body with dynamic context is refused; with the host's gate it expands."""
+    root = tmp_path / "dyn"
+    write_skill(root, "stamp", "Now: !`echo STAMPED`\n")
+    ws = tmp_path / "ws2"
+    ws.mkdir()
+    settings = load_settings(workspace=ws, home=tmp_path / "home2")
+    settings.sandbox.mode = "off"
+    registry = SkillRegistry.discover(settings, roots=[root], no_defaults=True, use_cache=False)
+    ctx = ToolContext(session_id="x", workspace=ws, settings=settings)
+
+    class Gate:
+        read_only = False
+
+        async def check_command(self, skill: Skill, command: str) -> str | None:
+            return None if command == "echo STAMPED" else "no"
+
+    refused = await {t.name: t for t in skill_tools(registry)}["load_skill"].call(
+        {"name": "stamp"}, ctx
+    )
+    assert refused.is_error and "no gate was given" in refused.content
+    gated = {t.name: t for t in skill_tools(registry, gate=Gate())}["load_skill"]
+    loaded = await gated.call({"name": "stamp"}, ctx)
+    assert not loaded.is_error and "Now: STAMPED" in loaded.content
