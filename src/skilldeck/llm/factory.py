@@ -158,6 +158,9 @@ def make_model(
     ``httpx2.MockTransport`` under the real SDK; ``retry`` overrides the policy built
     from ``settings.models.max_retries``.
     """
+    if spec.strip().lower() in ALIASES_FALLBACK:
+        # resolving an alias reads the anthropic SDK's model list: check the key first
+        _anthropic_credentials(spec.strip().lower())
     provider, name = parse_model_spec(spec)
     opts = _Options(
         settings=settings,
@@ -187,10 +190,8 @@ def _env(name: str) -> str | None:
 
 
 def _openai_family(provider: str, name: str, opts: _Options) -> OpenAIModel:
-    import openai
-
-    from skilldeck.llm.openai_adapter import OpenAIModel
-
+    """Credentials and URL are checked before the SDK is imported (it takes seconds):
+    a missing key is reported at once."""
     configured = opts.base_url or opts.settings.models.base_url
     if provider == "ollama":
         url = opts.base_url or _ollama_url()
@@ -213,6 +214,9 @@ def _openai_family(provider: str, name: str, opts: _Options) -> OpenAIModel:
                 "(or use ollama:<model> for a local server)."
             )
     endpoint = Endpoint(spec=f"{provider}:{name}", base_url=url, key_env=key_env)
+    import openai  # lazy: the SDK, only for its providers
+
+    from skilldeck.llm.openai_adapter import OpenAIModel  # lazy: imports the openai SDK
 
     def make_client() -> openai.AsyncOpenAI:
         return openai.AsyncOpenAI(api_key=key, **opts.client_options(url))
@@ -238,19 +242,28 @@ def _ollama_url() -> str:
     return host.rstrip("/") + "/v1"
 
 
-def _anthropic(name: str, opts: _Options) -> AnthropicModel:
-    import anthropic
-
-    from skilldeck.llm.anthropic_adapter import DEFAULT_MAX_TOKENS, AnthropicModel
-
+def _anthropic_credentials(name: str) -> tuple[str | None, str | None]:
+    """``(api_key, auth_token)``, one of them set, or the error naming the variable."""
     api_key = _env("ANTHROPIC_API_KEY")
     auth_token = None if api_key else _env("ANTHROPIC_AUTH_TOKEN")
     if not api_key and not auth_token:
         raise ModelConfigError(
             f"ANTHROPIC_API_KEY is not set: export ANTHROPIC_API_KEY=... to use anthropic:{name}."
         )
+    return api_key, auth_token
+
+
+def _anthropic(name: str, opts: _Options) -> AnthropicModel:
+    """As :func:`_openai_family`: the key is checked before the SDK is imported."""
+    api_key, auth_token = _anthropic_credentials(name)
     url = opts.base_url or _env("ANTHROPIC_BASE_URL") or ANTHROPIC_URL
     endpoint = Endpoint(spec=f"anthropic:{name}", base_url=url, key_env="ANTHROPIC_API_KEY")
+    import anthropic  # lazy: the SDK, only for its provider
+
+    from skilldeck.llm.anthropic_adapter import (  # lazy: imports the anthropic SDK
+        DEFAULT_MAX_TOKENS,
+        AnthropicModel,
+    )
 
     def make_client() -> anthropic.AsyncAnthropic:
         return anthropic.AsyncAnthropic(
