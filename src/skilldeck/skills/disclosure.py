@@ -19,7 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from skilldeck.skills.gating import tools_reason
 from skilldeck.skills.skill import Skill
+from skilldeck.skills.substitute import substitute
 
 __all__ = ["DESCRIPTION_LIMITS", "render_available_skills", "render_level2"]
 
@@ -33,15 +35,21 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 
 
 def render_available_skills(
-    skills: Sequence[Skill], *, budget: int = 8000, ranked: Sequence[str] | None = None
+    skills: Sequence[Skill],
+    *,
+    budget: int = 8000,
+    ranked: Sequence[str] | None = None,
+    tools: set[str] | frozenset[str] | None = None,
 ) -> str:
     """The level-1 block, at most ``budget`` characters when that is at all possible.
 
     Skills with ``disable-model-invocation`` and unavailable or disabled ones are left
-    out. ``ranked`` (names, most relevant first) puts those skills first and keeps
-    them in full the longest; the others follow in the order given.
+    out; with ``tools`` (the agent's tool names), also those whose ``requires-tools``
+    this agent lacks — computed here, for this block only, never stored. ``ranked``
+    (names, most relevant first) puts those skills first and keeps them in full the
+    longest; the others follow in the order given.
     """
-    shown = _ordered([s for s in skills if _visible(s)], ranked)
+    shown = _ordered([s for s in skills if _visible(s, tools)], ranked)
     if not shown:
         return ""
     wanted = set(ranked or ())
@@ -87,8 +95,10 @@ class _Fitter:
         self.body -= len(self.entries[self.kept])
 
 
-def _visible(skill: Skill) -> bool:
-    return skill.available and not skill.metadata.disable_model_invocation
+def _visible(skill: Skill, tools: set[str] | frozenset[str] | None) -> bool:
+    if not skill.available or skill.metadata.disable_model_invocation:
+        return False
+    return tools is None or tools_reason(skill, tools) is None
 
 
 def _ordered(skills: list[Skill], ranked: Sequence[str] | None) -> list[Skill]:
@@ -144,8 +154,6 @@ def render_level2(
     project_dir: Path | None = None,
 ) -> str:
     """Base directory, the body with placeholders filled in, and the skill's files."""
-    from skilldeck.skills.substitute import substitute
-
     body = substitute(
         skill.body,
         arguments=arguments,
