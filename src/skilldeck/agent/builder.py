@@ -1,21 +1,27 @@
-"""``build_agent``: the one place where a model, tools, skills, hints and a store meet.
+"""Building an agent: :func:`build` (a spec and a runtime → a complete ``Agent``) and
+``build_agent``, its keyword form.
 
-The CLI, the chat REPL, ``resume`` in another process and library users all build
-their :class:`~skilldeck.agent.loop.Agent` here, so they get the same wiring:
+The CLI, the chat REPL, ``resume`` in another process, sub-agents and library users
+all build their :class:`~skilldeck.agent.loop.Agent` here, so they get the same
+wiring:
 
 * the model from ``make_model`` (``provider:model``), or a ``Model`` object;
-* an agent definition (``agent=``: AGENT.md or a built-in type) for instructions,
-  model, tools, preloaded skills, permission mode and turn limit;
-* the tools and the gate (``agent/toolset.py``): built-ins, ``Memory``, ``Skill`` when a
-  skill is usable, ``Task``/``TaskOutput`` when sub-agents are allowed — narrowed by
-  the definition, the composed skill set and deny rules — behind a
+* an agent definition (AGENT.md or a built-in type) for instructions, model, tools,
+  preloaded skills, permission mode and turn limit;
+* the tools and the gate (``agent/toolset.py``, one narrowing pipeline for every
+  agent): built-ins, ``Memory``, ``Skill`` when a skill is usable, ``Task``/
+  ``TaskOutput`` when sub-agents are allowed — narrowed by the definition, the
+  composed skill set, deny rules and a cap — behind a
   :class:`~skilldeck.agent.permissions.PermissionGate` (config + flags);
-* the skill registry (discovery roots, or the one passed in);
-* a system prompt built per session (instructions, environment, the level-1 skills
-  block ranked by relevance to the task when it does not all fit, ``MEMORY.md``);
-* per-message skill hints (``settings.skills.hints``) as ``skill-hint`` messages;
-* ``--skill NAME`` bodies preloaded as ``skill-body`` messages;
-* the session store and the tool gate.
+* the skill registry (the runtime's, or discovered from its roots);
+* a system prompt built per session, per-message skill hints and ``--skill`` bodies
+  (``agent/startup.py``);
+* the session store, and a :class:`~skilldeck.agent.subagents.SubagentManager` that
+  receives :func:`build` itself as its agent factory (it never imports this module).
+
+Every object is complete when constructed: the store exists before the manager that
+shares it, the ``Skill`` tool is made over the final tool set, and the ``Agent`` gets
+its manager and composed skill set in its constructor.
 
 What a session needs to be rebuilt later is saved with it: the model spec, base URL,
 roots and flags in its metadata, and its **launch record** (``agent/launch.py``: the
@@ -26,13 +32,11 @@ file — when ``skilldeck resume`` continues a run started elsewhere.
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from skilldeck.agent.context import SKILL_BODY_META, ContextManager
+from skilldeck.agent.context import ContextManager
 from skilldeck.agent.definitions import AgentDefinition, discover_agents
 from skilldeck.agent.events import Event
 from skilldeck.agent.gate import Approver, ToolGate
@@ -43,58 +47,39 @@ from skilldeck.agent.launch import (
     gate_to_dict,
     snapshot_settings,
 )
-from skilldeck.agent.loop import Agent, Hinter, Limits
-from skilldeck.agent.prompt import (
-    DEFAULT_INSTRUCTIONS,
-    build_system_prompt,
-    load_memory,
-    wrap_data,
-)
+from skilldeck.agent.loop import Agent, Limits
+from skilldeck.agent.prompt import DEFAULT_INSTRUCTIONS
 from skilldeck.agent.session import SessionStore
-from skilldeck.agent.toolset import (
-    ManagerFactory,
-    PermissionOptions,
-    Toolset,
-    assemble_tools,
-    protocol_section,
+from skilldeck.agent.spec import AgentSpec, PermissionOptions, Runtime, Scan
+from skilldeck.agent.startup import (
+    BODY_CAP,
+    RANK_K,
+    hinter,
+    memory_folder,
+    preloader,
+    prompt_builder,
+    skill_body_message,
+    skills_block,
 )
-from skilldeck.config import CONFIG_FILENAME, WORKSPACE_DIRNAME, Settings
-from skilldeck.errors import ModelConfigError
-from skilldeck.llm.messages import Message, Model, UserMessage
-from skilldeck.skills.policy import ComposedSkill
+from skilldeck.agent.subagents import SubagentManager
+from skilldeck.agent.toolset import ManagerFactory, Toolset, assemble_tools, protocol_section
+from skilldeck.config import Settings
+from skilldeck.llm.client import ModelLLMClient
+from skilldeck.llm.factory import make_model
+from skilldeck.llm.messages import Model
+from skilldeck.settings.precedence import resolve_model
 from skilldeck.skills.registry import SkillRegistry
-from skilldeck.tools.base import Tool, ToolContext, ToolRegistry
-from skilldeck.tools.memory import memory_dir
-from skilldeck.tools.skill_tool import cap_text
+from skilldeck.tools.base import Tool, ToolRegistry, ToolServices
 
-#: how many ranked skills the level-1 block puts first when it has to shorten
-RANK_K = 20
-#: characters of a skill body preloaded into a conversation (``--skill``, chat's
-#: ``/skill``): real bodies are far shorter; a 150 MB one must not be stored whole
-BODY_CAP = 256 * 1024
+#: kept for callers of the old path (now in ``agent/startup.py``)
+_REEXPORTED = (BODY_CAP, RANK_K, memory_folder, skill_body_message, skills_block)
 
 
 def choose_model_spec(settings: Settings, explicit: str | None = None) -> str:
     """``--model``, then config (``model``, ``models.default``; workspace over user),
-    then ``SKILLDECK_MODEL``. Raises ModelConfigError naming the three ways to set one."""
-    if explicit:
-        return explicit
-    for data in reversed(settings.config_tables()):  # the workspace's only when trusted
-        models = data.get("models")
-        found = data.get("model") or (models.get("default") if isinstance(models, dict) else None)
-        if isinstance(found, str) and found.strip():
-            return found.strip()
-    env = os.environ.get("SKILLDECK_MODEL", "").strip()
-    if env:
-        return env
-    if settings.model or settings.models.default:
-        return str(settings.model or settings.models.default)
-    raise ModelConfigError(
-        "No model chosen. Pass --model provider:name (e.g. --model ollama:qwen2.5 or "
-        f'--model scripted:examples/demo.jsonl), set `model = "..."` in '
-        f"{settings.home / CONFIG_FILENAME} or ./{WORKSPACE_DIRNAME}/{CONFIG_FILENAME}, "
-        "or export SKILLDECK_MODEL."
-    )
+    then ``SKILLDECK_MODEL``: the one order of :mod:`skilldeck.settings.precedence`.
+    Raises ModelConfigError naming the three ways to set one."""
+    return resolve_model(settings, explicit=explicit)
 
 
 def normalise_spec(spec: str) -> str:
@@ -104,6 +89,151 @@ def normalise_spec(spec: str) -> str:
         if not path.is_absolute() and path.exists():
             return f"scripted:{path.resolve()}"
     return spec
+
+
+__all__ = [
+    "BODY_CAP",
+    "RANK_K",
+    "AgentSpec",
+    "Runtime",
+    "build",
+    "build_agent",
+    "choose_model_spec",
+    "memory_folder",
+    "normalise_spec",
+    "pick_model",
+    "resolve_definition",
+    "skill_body_message",
+    "skills_block",
+]
+
+
+def build(spec: AgentSpec, runtime: Runtime) -> Agent:
+    """A complete :class:`Agent` for ``spec`` in ``runtime`` (the
+    :class:`~skilldeck.agent.spec.AgentFactory` sub-agents are given). Raises
+    SkillNotFoundError, PolicyError (invalid skill set) or ConfigError."""
+    settings = runtime.settings
+    definition = resolve_definition(settings, spec.definition)
+    model = pick_model(settings, definition, spec.model)
+    model_spec = normalise_spec(model) if isinstance(model, str) else model.name
+    llm = _make_model(model, model_spec, settings, spec.base_url)
+    registry = runtime.registry or SkillRegistry.discover(
+        settings, roots=runtime.scan.roots, no_defaults=runtime.scan.no_defaults
+    )
+    store = runtime.store or SessionStore.open(settings)
+    try:
+        toolset = assemble_tools(
+            settings,
+            registry,
+            tools=spec.tools,
+            definition=definition,
+            skills=list(dict.fromkeys([*(definition.skills if definition else []), *spec.skills])),
+            gate=spec.gate,
+            permissions=spec.permissions,
+            manager_factory=_manager_factory(spec, runtime, registry, (llm, model_spec), store),
+            only_tools=spec.only_tools,
+            bound=spec.bound_tools,
+        )
+        return _agent(spec, runtime, definition, toolset, (llm, model_spec), registry, store)
+    except BaseException:
+        if runtime.store is None:
+            store.close()
+        raise
+
+
+def _agent(
+    spec: AgentSpec,
+    runtime: Runtime,
+    definition: AgentDefinition | None,
+    toolset: Toolset,
+    model: tuple[Model, str],
+    registry: SkillRegistry,
+    store: SessionStore,
+) -> Agent:
+    """The one constructor call, with everything decided."""
+    settings, (llm, model_spec) = runtime.settings, model
+    workdir = (spec.cwd or settings.workspace).resolve()
+    turns = spec.max_turns or (definition.max_turns if definition else None)
+    limits = Limits.from_settings(settings, max_turns=turns)
+    name = spec.name or (definition.name if definition else "main")
+    base = spec.instructions or (definition.instructions if definition else "")
+    base = base or DEFAULT_INSTRUCTIONS
+    protocol = protocol_section(toolset.composed)
+    can_load = "Skill" in toolset.tools
+    return Agent(
+        model=llm,
+        tools=toolset.tools,
+        settings=settings,
+        store=store,
+        system_prompt=prompt_builder(
+            settings,
+            registry,
+            cwd=workdir,
+            model=model_spec,
+            tool_names=toolset.tools.names(),
+            max_turns=limits.max_turns,
+            instructions=f"{base.rstrip()}\n\n{protocol}" if protocol else base,
+            agent=name,
+            list_skills=can_load,
+        ),
+        cwd=workdir,
+        name=name,
+        limits=limits,
+        gate=toolset.gate,
+        approver=runtime.approver,
+        hinter=hinter(settings, registry, enabled=spec.hints) if can_load else None,
+        context=ContextManager.for_model(model_spec, settings),
+        skills=registry,
+        services=ToolServices(llm=ModelLLMClient(llm)).overlay(runtime.services),
+        metadata=_metadata(spec, runtime, definition, toolset, model_spec, limits),
+        model_spec=model_spec,
+        stream_text=spec.stream_text,
+        on_event=runtime.on_event,
+        startup=preloader(toolset.composed, cwd=workdir),
+        owns_store=runtime.store is None,
+        initial_state=dict(spec.initial_state or {}),
+        parent_session=spec.parent_session,
+        subagents=toolset.manager if isinstance(toolset.manager, SubagentManager) else None,
+        composed=toolset.composed,
+    )
+
+
+def _metadata(
+    spec: AgentSpec,
+    runtime: Runtime,
+    definition: AgentDefinition | None,
+    toolset: Toolset,
+    model_spec: str,
+    limits: Limits,
+) -> dict[str, Any]:
+    """What a new session stores with it: how it was asked for, and its launch record
+    (``agent/launch.py``: what it needs to be resumed as itself)."""
+    scan = runtime.scan.to_dict()
+    launch = {
+        "version": LAUNCH_VERSION,
+        "settings": snapshot_settings(runtime.settings),
+        "gate": gate_to_dict(toolset.gate),
+        "tools": toolset.tools.names(),
+        "agent_type": definition.name if definition else None,
+        "definition": definition_to_dict(definition),
+        "skills": toolset.composed.names if toolset.composed else [],
+        "depth": spec.depth,
+        "model_spec": model_spec,
+        **scan,
+        "max_turns": limits.max_turns,
+        "base_url": spec.base_url,
+        **(spec.launch_extra or {}),
+    }
+    return {
+        "model_spec": model_spec,
+        "base_url": spec.base_url,
+        "skills": list(spec.skills),
+        **scan,
+        "max_turns": spec.max_turns,
+        "agent_definition": definition.name if definition else None,
+        "permissions": spec.permissions.to_dict(),
+        LAUNCH_KEY: launch,
+    }
 
 
 def build_agent(
@@ -125,7 +255,7 @@ def build_agent(
     agent_name: str | None = None,
     base_url: str | None = None,
     hints: bool | None = None,
-    services: dict[str, Any] | None = None,
+    services: ToolServices | Mapping[str, Any] | None = None,
     on_event: Callable[[Event], None] | None = None,
     agent: str | AgentDefinition | None = None,
     permission_mode: str | None = None,
@@ -138,7 +268,8 @@ def build_agent(
     depth: int = 0,
     launch_extra: dict[str, Any] | None = None,
 ) -> Agent:
-    """A ready :class:`Agent`. ``json_events`` turns off text deltas (whole texts only).
+    """A ready :class:`Agent`: :func:`build` with the spec and runtime these keywords
+    describe. ``json_events`` turns off text deltas (whole texts only).
 
     ``agent`` names an agent definition (AGENT.md or a built-in type) whose
     instructions, model, tools, preloaded skills, permission mode and turn limit the
@@ -151,122 +282,36 @@ def build_agent(
     main one (what ``resume`` restores); ``launch_extra`` adds to the launch record a
     new session stores (a sub-agent's type, depth and roots).
     """
-    from skilldeck.llm.client import ModelLLMClient
-
-    workdir = (cwd or settings.workspace).resolve()
-    definition = resolve_definition(settings, agent)
-    model = model or (definition.model if definition else None) or choose_model_spec(settings)
-    spec = normalise_spec(model) if isinstance(model, str) else model.name
-    llm = _make_model(model, spec, settings, base_url)
-    reg = registry or SkillRegistry.discover(settings, roots=roots, no_defaults=no_defaults)
-    wanted = list(dict.fromkeys([*(definition.skills if definition else []), *skills]))
-    options = PermissionOptions(permission_mode, tuple(allow), tuple(ask), tuple(deny))
-    toolset = assemble_tools(
-        settings,
-        reg,
-        tools=tools,
-        definition=definition,
-        skills=wanted,
+    spec = AgentSpec(
+        model=model,
+        base_url=base_url,
+        definition=agent,
+        skills=tuple(skills),
+        name=agent_name,
+        instructions=instructions,
+        max_turns=max_turns,
+        permissions=PermissionOptions(permission_mode, tuple(allow), tuple(ask), tuple(deny)),
         gate=gate,
-        permissions=options,
-        manager_factory=_manager_factory(
-            settings, reg, llm, spec, approver, depth=depth, scan=(roots, no_defaults)
-        ),
-        only_tools=only_tools,
-    )
-    turns = max_turns or (definition.max_turns if definition else None)
-    limits = Limits.from_settings(settings, max_turns=turns)
-    name = agent_name or (definition.name if definition else "main")
-    base = instructions or (definition.instructions if definition else "") or DEFAULT_INSTRUCTIONS
-    protocol = protocol_section(toolset.composed)
-    prompt = _prompt_builder(
-        settings,
-        reg,
-        cwd=workdir,
-        model=spec,
-        tool_names=toolset.tools.names(),
-        max_turns=limits.max_turns,
-        instructions=f"{base.rstrip()}\n\n{protocol}" if protocol else base,
-        agent=name,
-        list_skills="Skill" in toolset.tools,
-    )
-    store = session_store or SessionStore.open(settings)
-    if toolset.manager is not None:  # foreground children share the parent's store
-        toolset.manager.store = store
-    built = Agent(
-        model=llm,
-        tools=toolset.tools,
-        settings=settings,
-        store=store,
-        system_prompt=prompt,
-        cwd=workdir,
-        name=name,
-        limits=limits,
-        gate=toolset.gate,
-        approver=approver,
-        hinter=_hinter(settings, reg, enabled=hints) if "Skill" in toolset.tools else None,
-        context=ContextManager.for_model(spec, settings),
-        skills=reg,
-        services={"llm": ModelLLMClient(llm), **(services or {})},
-        metadata={
-            "model_spec": spec,
-            "base_url": base_url,
-            "skills": list(skills),
-            "roots": [str(Path(r).resolve()) for r in roots],
-            "no_defaults": no_defaults,
-            "max_turns": max_turns,
-            "agent_definition": definition.name if definition else None,
-            "permissions": options.to_dict(),
-            LAUNCH_KEY: _launch_record(
-                settings,
-                toolset,
-                definition=definition,
-                depth=depth,
-                spec=spec,
-                extra={
-                    "roots": [str(Path(r).resolve()) for r in roots],
-                    "no_defaults": no_defaults,
-                    "max_turns": limits.max_turns,
-                    "base_url": base_url,
-                    **(launch_extra or {}),
-                },
-            ),
-        },
-        model_spec=spec,
-        stream_text=not json_events,
-        on_event=on_event,
-        startup=_preloader(toolset.composed, cwd=workdir),
-        owns_store=session_store is None,
-        initial_state=initial_state,
+        tools=None if tools is None else tuple(tools),
+        only_tools=None if only_tools is None else tuple(only_tools),
+        depth=depth,
         parent_session=parent_session,
+        hints=hints,
+        stream_text=not json_events,
+        cwd=cwd,
+        initial_state=initial_state,
+        launch_extra=launch_extra,
     )
-    built.subagents = toolset.manager
-    built.composed = toolset.composed
-    return built
-
-
-def _launch_record(
-    settings: Settings,
-    toolset: Toolset,
-    *,
-    definition: AgentDefinition | None,
-    depth: int,
-    spec: str,
-    extra: dict[str, Any],
-) -> dict[str, Any]:
-    """What a new session stores to be resumed as itself (see ``agent/launch.py``)."""
-    return {
-        "version": LAUNCH_VERSION,
-        "settings": snapshot_settings(settings),
-        "gate": gate_to_dict(toolset.gate),
-        "tools": toolset.tools.names(),
-        "agent_type": definition.name if definition else None,
-        "definition": definition_to_dict(definition),
-        "skills": toolset.composed.names if toolset.composed else [],
-        "depth": depth,
-        "model_spec": spec,
-        **extra,
-    }
+    runtime = Runtime(
+        settings=settings,
+        registry=registry,
+        store=session_store,
+        approver=approver,
+        on_event=on_event,
+        services=ToolServices.of(services),
+        scan=Scan(tuple(Path(r) for r in roots), no_defaults),
+    )
+    return build(spec, runtime)
 
 
 def resolve_definition(
@@ -278,24 +323,28 @@ def resolve_definition(
     return discover_agents(settings).get(agent)
 
 
+def pick_model(
+    settings: Settings, definition: AgentDefinition | None, explicit: str | Model | None = None
+) -> str | Model:
+    """The model precedence, in one place: the caller's (``--model``), then the agent
+    definition's, then :func:`choose_model_spec` (config, ``SKILLDECK_MODEL``)."""
+    return explicit or (definition.model if definition else None) or choose_model_spec(settings)
+
+
 def _manager_factory(
-    settings: Settings,
+    spec: AgentSpec,
+    runtime: Runtime,
     registry: SkillRegistry,
-    llm: Model,
-    spec: str,
-    approver: Approver | None,
-    *,
-    depth: int = 0,
-    scan: tuple[Sequence[Path], bool] = ((), False),
+    model: tuple[Model, str],
+    store: SessionStore,
 ) -> ManagerFactory:
-    """Builds the SubagentManager for the agent (``depth`` 0: the main agent; deeper for
-    a resumed sub-agent) once its final tools and gate exist. Children use the
-    parent's model object unless they name another; ``scan`` (roots, no_defaults) is
-    recorded with their sessions so a resumed child finds the same skills."""
-    from skilldeck.agent.subagents import SubagentManager
+    """Makes the agent's SubagentManager once its final tools and gate exist. Children
+    use the parent's model object unless they name another, the parent's store (a
+    background child opens its own) and :func:`build` as their factory."""
+    settings, (llm, model_spec) = runtime.settings, model
 
     def model_for(name: str | None) -> Model:
-        if not name or name == spec:
+        if not name or name == model_spec:
             return llm
         return _make_model(name, normalise_spec(name), settings, None)
 
@@ -307,9 +356,11 @@ def _manager_factory(
             registry=registry,
             model_factory=model_for,
             parent_gate=gate,
-            approver=approver,
-            depth=depth,
-            scan={"roots": [str(Path(r).resolve()) for r in scan[0]], "no_defaults": scan[1]},
+            approver=runtime.approver,
+            depth=spec.depth,
+            store=store,
+            scan=runtime.scan.to_dict(),
+            agent_factory=build,
         )
 
     return make
@@ -318,111 +369,4 @@ def _manager_factory(
 def _make_model(model: str | Model, spec: str, settings: Settings, base_url: str | None) -> Model:
     if not isinstance(model, str):
         return model
-    from skilldeck.llm.factory import make_model
-
     return make_model(spec, settings=settings, base_url=base_url)
-
-
-def _prompt_builder(
-    settings: Settings,
-    registry: SkillRegistry,
-    *,
-    cwd: Path,
-    model: str,
-    tool_names: list[str],
-    max_turns: int,
-    instructions: str,
-    agent: str,
-    list_skills: bool,
-) -> Callable[[str], str]:
-    """The system prompt for a new session; the skills block is ranked by its task and
-    left out when the agent cannot load skills (no Skill tool)."""
-
-    def build(task: str) -> str:
-        budget = settings.skills.prompt_budget
-        return build_system_prompt(
-            cwd=cwd,
-            model=model,
-            tools=tool_names,
-            max_turns=max_turns,
-            instructions=instructions,
-            skills_block=skills_block(registry, task, budget=budget) if list_skills else "",
-            memory=load_memory(settings, agent=memory_folder(settings, agent), cwd=cwd),
-        )
-
-    return build
-
-
-def memory_folder(settings: Settings, agent: str) -> str:
-    """The name of ``agent``'s memory folder, exactly as the Memory tool spells it, so
-    the notes it writes under ``MEMORY`` are the ones the system prompt loads."""
-    ctx = ToolContext(session_id="", workspace=settings.workspace, settings=settings)
-    ctx.agent_name = agent
-    return memory_dir(ctx).name
-
-
-def skills_block(registry: SkillRegistry, task: str, *, budget: int) -> str:
-    """The level-1 block; ranked by relevance to ``task`` only when it must shorten."""
-    from skilldeck.skills.disclosure import render_available_skills
-
-    skills = registry.list()
-    whole = render_available_skills(skills, budget=sys.maxsize)
-    if len(whole) <= budget:  # everything fits in full: no ranking needed
-        return whole
-    from skilldeck.skills.match import SkillMatcher, rank_for_disclosure
-
-    ranked = rank_for_disclosure(SkillMatcher.for_registry(registry), task, k=RANK_K)
-    return render_available_skills(skills, budget=budget, ranked=ranked)
-
-
-def _hinter(settings: Settings, registry: SkillRegistry, *, enabled: bool | None) -> Hinter | None:
-    config = settings.skills.hints
-    if not (config.enabled if enabled is None else enabled):
-        return None
-    if not any(s.available for s in registry.list()):
-        return None
-
-    def hint(message: str) -> tuple[str, list[str]] | None:
-        from skilldeck.skills.hints import skill_hint
-        from skilldeck.skills.match import SkillMatcher
-
-        matcher = SkillMatcher.for_registry(registry)
-        # already delimited as <skill-hint>…</skill-hint>, descriptions defused
-        return skill_hint(matcher, message, k=config.k, threshold=config.threshold)
-
-    return hint
-
-
-def _preloader(
-    composed: ComposedSkill | None, *, cwd: Path
-) -> Callable[[str], list[Message]] | None:
-    """``--skill NAME``: level-2 bodies of the composed set, in its execution order."""
-    if composed is None:
-        return None
-    from skilldeck.skills.disclosure import render_level2
-
-    chosen = list(composed.skills)
-
-    def preload(session_id: str) -> list[Message]:
-        return [
-            skill_body_message(
-                s.name,
-                render_level2(s, session_id=session_id, project_dir=cwd),
-                source=str(s.skill_md),
-            )
-            for s in chosen
-        ]
-
-    return preload
-
-
-def skill_body_message(
-    name: str, body: str, *, note: str | None = None, source: str | None = None
-) -> UserMessage:
-    """A loaded skill's body as a user-meta message, wrapped and marked as skill content,
-    cut at :data:`BODY_CAP` characters (the note names ``source``, where the rest is)."""
-    body, _ = cap_text(body, BODY_CAP, source=source)
-    lead = note or f'The skill "{name}" was loaded for this session. Follow its instructions.'
-    return UserMessage(
-        content=f"{lead}\n{wrap_data('skill', body, name=name)}", meta=SKILL_BODY_META
-    )

@@ -23,9 +23,9 @@ import copy
 import functools
 import os
 import socket
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
 
@@ -47,6 +47,7 @@ from skilldeck.agent.pending import Pending, format_answer
 from skilldeck.agent.recorder import Limits, Recorder, RunResult, RunState, StoredRow, owner
 from skilldeck.agent.session import SessionStore, TurnWrite, new_session_id, process_alive
 from skilldeck.agent.sink import EventSink, flush_sink
+from skilldeck.config import Settings
 from skilldeck.errors import ModelError, SessionError
 from skilldeck.llm.messages import (
     AssistantMessage,
@@ -59,13 +60,9 @@ from skilldeck.llm.messages import (
     Usage,
     UserMessage,
 )
-from skilldeck.tools.base import ToolContext, ToolRegistry, ToolResult
-
-if TYPE_CHECKING:
-    from skilldeck.agent.subagents import SubagentManager
-    from skilldeck.config import Settings
-    from skilldeck.skills.policy import ComposedSkill
-    from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.policy import ComposedSkill
+from skilldeck.skills.registry import SkillRegistry
+from skilldeck.tools.base import ToolContext, ToolRegistry, ToolResult, ToolServices
 
 __all__ = ["HINT_META", "Agent", "Hinter", "Limits", "RunResult"]
 
@@ -74,8 +71,17 @@ Hinter = Callable[[str], "tuple[str, list[str]] | None"]
 HINT_META = "skill-hint"
 
 
+class Spawning(Protocol):
+    """What callers use of an agent's sub-agent manager (``SubagentManager``): the
+    CLI cancels background children on Ctrl-C."""
+
+    def cancel_all(self, *, grace: float = ...) -> list[str]: ...
+
+
 class Agent:
-    """A model, its tools and a session store, run as a loop. Build with ``build_agent``."""
+    """A model, its tools and a session store, run as a loop. Build with
+    ``agent.builder.build`` (a spec and a runtime) or ``build_agent``; it is complete
+    when constructed: nothing is attached to it afterwards."""
 
     def __init__(
         self,
@@ -93,7 +99,7 @@ class Agent:
         hinter: Hinter | None = None,
         context: ContextManager | None = None,
         skills: SkillRegistry | None = None,
-        services: dict[str, Any] | None = None,
+        services: ToolServices | Mapping[str, Any] | None = None,
         metadata: dict[str, Any] | None = None,
         model_spec: str | None = None,
         stream_text: bool = False,
@@ -102,6 +108,8 @@ class Agent:
         owns_store: bool = False,
         initial_state: dict[str, Any] | None = None,
         parent_session: str | None = None,
+        subagents: Spawning | None = None,
+        composed: ComposedSkill | None = None,
     ) -> None:
         self.model, self.tools, self.settings, self.store = model, tools, settings, store
         self.system_prompt, self.cwd, self.name = system_prompt, cwd, name
@@ -109,7 +117,7 @@ class Agent:
         self.gate: ToolGate = gate or AllowAll()
         self.approver, self.hinter, self.skills = approver, hinter, skills
         self.context = context or ContextManager.for_model(model.name, settings)
-        self.services = dict(services or {})
+        self.services = ToolServices.of(services)
         self.metadata = dict(metadata or {})
         self.model_spec = model_spec or model.name
         self.stream_text = stream_text
@@ -124,10 +132,10 @@ class Agent:
         self.specs = tools.specs()
         self.recorder = Recorder(store, self.context, model.name, on_event)
         self._contexts: dict[str, ToolContext] = {}
-        #: the sub-agent manager behind Task/TaskOutput (``build_agent`` wires it)
-        self.subagents: SubagentManager | None = None
+        #: the sub-agent manager behind Task/TaskOutput (None: this agent cannot spawn)
+        self.subagents = subagents
         #: the composed skill set the agent was built with (``--skill``), if any
-        self.composed: ComposedSkill | None = None
+        self.composed = composed
 
     def close(self) -> None:
         """Close the session store if this agent opened it."""
@@ -197,7 +205,7 @@ class Agent:
         self, run: RunState, resume: tuple[str | None, bool | None] | None = None
     ) -> AsyncIterator[Event]:
         sink = EventSink(self.recorder, run)
-        run.ctx.services["emit_event"] = sink
+        run.ctx.services.emit_event = sink
         try:
             if resume is not None and run.pending is not None:
                 await self._resolve_pending(run, *resume)
@@ -423,7 +431,7 @@ class Agent:
             skills=self.skills,
             agent_name=self.name,
             state=state,
-            services={"tool_gate": self.gate, **self.services},
+            services=ToolServices(tool_gate=self.gate).overlay(self.services),
         )
         self._contexts[session_id] = ctx
         return ctx

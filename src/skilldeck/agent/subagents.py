@@ -41,6 +41,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
 import anyio
@@ -52,7 +53,10 @@ from skilldeck.agent.definitions import AgentCatalog, AgentDefinition
 from skilldeck.agent.events import Event, SubagentEndEvent, SubagentStartEvent
 from skilldeck.agent.gate import AllowAll, Approver, ToolGate
 from skilldeck.agent.launch import definition_to_dict
-from skilldeck.agent.permissions import PLAN_SAFE, SESSION_RULES_KEY, ScopedGate
+from skilldeck.agent.permissions import SESSION_RULES_KEY, ScopedGate
+from skilldeck.agent.recorder import RunResult
+from skilldeck.agent.session import SessionStore
+from skilldeck.agent.spec import AgentFactory, AgentSpec, Runtime, Scan
 from skilldeck.agent.task_tools import (
     ParentSession,
     SpawnOptions,
@@ -63,18 +67,17 @@ from skilldeck.agent.task_tools import (
     check_contract,
     task_tools,
 )
-from skilldeck.errors import PolicyError, SkillNotFoundError, ToolError
+from skilldeck.agent.toolset import BOUND, SPAWNING, narrow, read_only_policy, type_policy
+from skilldeck.config import Settings
+from skilldeck.errors import ConfigError, PolicyError, SkillNotFoundError, ToolError
 from skilldeck.llm.messages import Model
 from skilldeck.skills.diagnostics import Diagnostic, Severity
-from skilldeck.skills.policy import ComposedSkill, ToolPolicy, compose
-from skilldeck.skills.toolrules import ToolRule, parse_rules
+from skilldeck.skills.policy import ComposedSkill, ToolPolicy
+from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolRegistry
 
 if TYPE_CHECKING:
-    from skilldeck.agent.loop import Agent, RunResult
-    from skilldeck.agent.session import SessionStore
-    from skilldeck.config import Settings
-    from skilldeck.skills.registry import SkillRegistry
+    from skilldeck.agent.loop import Agent
 
 __all__ = [
     "ParentSession",
@@ -89,7 +92,8 @@ __all__ = [
     "task_tools",
 ]
 
-SPAWN_TOOLS = frozenset({"Task", "Agent", "TaskOutput"})
+#: the spawning tools (the one set: ``toolset.SPAWNING``); kept under its old name
+SPAWN_TOOLS = SPAWNING
 #: how often a waiting parent checks a background run (TaskOutput, a free slot)
 POLL_SECONDS = 0.05
 #: how long cancel_all waits for a cancelled background run to record its status
@@ -146,14 +150,7 @@ def _start_event(
     )
 
 
-def _type_policy(definition: AgentDefinition, parent_tools: set[str]) -> ToolPolicy:
-    """What the agent type may use, bounded by the parent's tools."""
-    deny = tuple(parse_rules(definition.disallowed_tools))
-    if definition.tools is None:
-        allow = tuple(ToolRule(n) for n in sorted(parent_tools - SPAWN_TOOLS))
-    else:
-        allow = tuple(parse_rules(definition.tools))
-    return ToolPolicy(allow=allow, deny=deny).within(parent_tools)
+_type_policy = type_policy  # the old private name
 
 
 def _instructions(definition: AgentDefinition, composed: ComposedSkill | None) -> str:
@@ -185,6 +182,7 @@ class SubagentManager:
         store: SessionStore | None = None,
         approver: Approver | None = None,
         scan: dict[str, Any] | None = None,
+        agent_factory: AgentFactory | None = None,
     ) -> None:
         self.settings = settings
         self.parent_tools = parent_tools
@@ -199,6 +197,9 @@ class SubagentManager:
         #: how ``registry`` was discovered (roots, no_defaults): kept with each child's
         #: session so a resumed child finds the same skills
         self.scan = dict(scan or {"roots": [], "no_defaults": False})
+        #: builds each child from its spec (``agent.builder.build``): this module never
+        #: imports the builder
+        self.agent_factory = agent_factory
         self._background: dict[str, _Background] = {}
         self._ids = itertools.count(1)
         self._slots = threading.BoundedSemaphore(max(1, settings.agent.max_concurrent_subagents))
@@ -206,38 +207,34 @@ class SubagentManager:
     # ---- planning ----------------------------------------------------------------
 
     def plan(self, subagent_type: str, skills: Sequence[str]) -> Plan:
-        """Resolve the type, validate and compose skills, and decide the child's tools.
+        """Resolve the type, validate and compose skills, and decide the child's tools
+        (``toolset.narrow``, the pipeline every agent's tools go through).
 
         Raises PolicyError (invalid skill set) or SkillNotFoundError (unknown type).
         """
         definition = self.catalog.get(subagent_type)
         parent_names = set(self.parent_tools.names())
-        type_policy = _type_policy(definition, parent_names)
-        policies: list[tuple[ToolPolicy, str | None]] = []
-        composed = None
-        wanted = [*definition.skills, *skills]
         self._refuse_user_only(skills)
-        if wanted:
-            if self.registry is None:
-                raise PolicyError("Skills were requested but no skill registry is available.")
-            composed = compose(
-                list(dict.fromkeys(wanted)),
-                self.registry,
-                conflicts=self.settings.skills.conflicts,
-                parent_tools=parent_names,
-            )
-            policies.append((composed.policy, None))
-        policies.append((type_policy, definition.name))
+        steps: list[tuple[ToolPolicy, str | None]] = [
+            (type_policy(definition, parent_names), definition.name)
+        ]
         if definition.permission_mode == "plan":  # a child's mode can only narrow
-            policies.append((self._read_only_policy(parent_names), definition.name))
-        names = parent_names
-        for policy, _ in policies:
-            names = policy.visible_tools(names)
-        if self.depth + 1 >= self.settings.agent.max_depth:
-            names -= SPAWN_TOOLS
-        if not (definition.allow_skills or composed is not None):
-            names.discard("Skill")
-        return definition, policies, composed, sorted(names)
+            steps.append((read_only_policy(self.parent_tools, parent_names), definition.name))
+        removed = set(SPAWNING) if self.depth + 1 >= self.settings.agent.max_depth else set()
+        if not (definition.allow_skills or definition.skills or skills):
+            removed.add("Skill")
+        out = narrow(
+            self.settings,
+            self.registry,
+            parent_names,
+            definition=steps,
+            skills=[*definition.skills, *skills],
+            cap=parent_names - removed,
+            check_names=False,
+        )
+        composed = out.composed
+        policies = [*([(composed.policy, None)] if composed else []), *out.scoped]
+        return definition, policies, composed, sorted(out.names)
 
     def _refuse_user_only(self, refs: Sequence[str]) -> None:
         """PolicyError when a requested skill is marked ``disable-model-invocation``: the
@@ -272,34 +269,48 @@ class SubagentManager:
         prefix = "task" if self.depth == 0 else f"task{self.depth}"
         return f"{prefix}_{next(self._ids)}"
 
-    def _read_only_policy(self, parent_names: set[str]) -> ToolPolicy:
-        """``permission-mode: plan`` on a sub-agent type: only read-only tools. Other
-        modes are not applied to a child: its calls pass the parent's gate, and a
-        definition must not widen what the parent's session allows."""
-        keep = set()
-        for name in parent_names:
-            tool = self.parent_tools.get(name)
-            if name in PLAN_SAFE or (tool is not None and tool.read_only):
-                keep.add(name)
-        return ToolPolicy(allow=tuple(ToolRule(n) for n in sorted(keep)))
-
     # ---- running -----------------------------------------------------------------
 
     def _child_tools(self, tool_names: list[str]) -> list[Tool]:
-        """The parent's tool objects the child may hold; a fresh ``Skill`` tool bound to
-        the child's own tools (code skills then call only what the child holds)."""
-        tools: list[Tool] = []
-        for name in tool_names:
-            tool = self.parent_tools.get(name)
-            if tool is not None and name not in SPAWN_TOOLS and name != "Skill":
-                tools.append(tool)
-        if "Skill" in tool_names and self.registry is not None:
-            from skilldeck.tools.skill_tool import SkillTool
+        """The parent's tool objects the child may hold, but the bound ones: the
+        builder makes the child its own ``Skill`` tool (code skills then call only
+        what the child holds) and its own ``Task`` tools, on a manager one level
+        deeper that shares the child's store."""
+        return [
+            tool
+            for name in tool_names
+            if name not in BOUND and (tool := self.parent_tools.get(name)) is not None
+        ]
 
-            own = ToolRegistry(tools)
-            own.register(SkillTool(self.registry, tools=own))
-            tools = [t for n in own.names() if (t := own.get(n)) is not None]
-        return tools
+    def _child_spec(
+        self, plan: Plan, *, model: str | None, parent: ParentSession | None
+    ) -> AgentSpec:
+        """What the child is: the planned tools (a cap), a gate scoped under the
+        parent's, one level deeper, starting with the rules its parent learnt."""
+        definition, policies, composed, tool_names = plan
+        read_only = definition.permission_mode == "plan"  # a child's mode only narrows
+        inherited = parent.rules if parent is not None else None
+        return AgentSpec(
+            model=self.model_factory(model or definition.model),
+            skills=tuple(composed.names) if composed else (),
+            tools=tuple(self._child_tools(tool_names)),
+            bound_tools=frozenset(tool_names) & BOUND,
+            only_tools=tuple(tool_names),
+            gate=ScopedGate(policies, self.parent_gate, read_only=read_only),
+            instructions=_instructions(definition, composed),
+            name=definition.name,
+            max_turns=definition.max_turns,
+            hints=False,
+            stream_text=False,
+            initial_state={SESSION_RULES_KEY: copy.deepcopy(inherited)} if inherited else None,
+            parent_session=parent.session_id if parent is not None else None,
+            depth=self.depth + 1,
+            launch_extra={
+                "agent_type": definition.name,
+                "definition": definition_to_dict(definition),
+                **self.scan,
+            },
+        )
 
     def _child_agent(
         self,
@@ -314,59 +325,28 @@ class SubagentManager:
         """The child agent. A background child gets its own store connection (it runs in
         another thread) and no approver (nobody can answer it there: an ``ask`` pauses
         it and the parent gets that as its result)."""
-        from skilldeck.agent.builder import build_agent
-
-        definition, policies, composed, tool_names = plan
-        tools = self._child_tools(tool_names)
-        read_only = definition.permission_mode == "plan"  # a child's mode only narrows
-        child_gate = ScopedGate(policies, self.parent_gate, read_only=read_only)
-        child_manager = None
-        if {"Task", "Agent"} & set(tool_names):
-            child_manager = SubagentManager(
-                settings=self.settings,
-                parent_tools=ToolRegistry(tools),
-                catalog=self.catalog,
-                registry=self.registry,
-                model_factory=self.model_factory,
-                parent_gate=child_gate,
-                depth=self.depth + 1,
-                approver=self.approver,
-                scan=self.scan,
+        if self.agent_factory is None:
+            raise ConfigError(
+                "This SubagentManager has no agent_factory; pass "
+                "agent_factory=skilldeck.agent.builder.build to spawn sub-agents."
             )
-            tools.extend(task_tools(child_manager))
 
         def forward(event: Event) -> None:
             if emit is not None:
                 emit(event.model_copy(update={"is_sub_agent": True, "task_id": task_id}))
 
-        inherited = parent.rules if parent is not None else None
-        agent = build_agent(
-            self.settings,
-            model=self.model_factory(model or definition.model),
-            skills=composed.names if composed else (),
-            tools=tools,
-            gate=child_gate,
+        runtime = Runtime(
+            settings=self.settings,
             registry=self.registry,
-            instructions=_instructions(definition, composed),
-            agent_name=definition.name,
-            max_turns=definition.max_turns,
-            session_store=None if background else self.store,
-            hints=False,
-            json_events=True,
-            on_event=forward,
+            store=None if background else self.store,
             approver=None if background else self.approver,
-            initial_state={SESSION_RULES_KEY: copy.deepcopy(inherited)} if inherited else None,
-            parent_session=parent.session_id if parent is not None else None,
-            depth=self.depth + 1,
-            launch_extra={
-                "agent_type": definition.name,
-                "definition": definition_to_dict(definition),
-                **self.scan,
-            },
+            on_event=forward,
+            scan=Scan(
+                tuple(Path(r) for r in self.scan.get("roots") or []),
+                bool(self.scan.get("no_defaults")),
+            ),
         )
-        if child_manager is not None:
-            child_manager.store = agent.store
-        return agent
+        return self.agent_factory(self._child_spec(plan, model=model, parent=parent), runtime)
 
     def _plan_task(self, options: SpawnOptions) -> tuple[Plan, str]:
         """The plan (refused before anything runs) and a fresh task id."""

@@ -13,17 +13,15 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import Any, Protocol, TypedDict, Unpack
 
 from pydantic import BaseModel, Field
 
+from skilldeck.agent.definitions import AgentCatalog
 from skilldeck.agent.events import Event
 from skilldeck.agent.permissions import SESSION_RULES_KEY
 from skilldeck.errors import PolicyError, SkillNotFoundError
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
-
-if TYPE_CHECKING:
-    from skilldeck.agent.subagents import SubagentManager
 
 
 @dataclass(frozen=True)
@@ -53,6 +51,31 @@ class SpawnOptions(TypedDict, total=False):
     parent: ParentSession | None
 
 
+class Spawner(Protocol):
+    """What the two tools need from :class:`~skilldeck.agent.subagents.SubagentManager`
+    (a Protocol, so this module and the tool set never import the manager)."""
+
+    catalog: AgentCatalog
+
+    async def spawn(self, task: str, **options: Unpack[SpawnOptions]) -> SpawnOutcome: ...
+
+    def spawn_background(self, task: str, **options: Unpack[SpawnOptions]) -> str: ...
+
+    async def output(self, task_id: str, *, block: bool = True, timeout: float = 600.0) -> str: ...
+
+
+class SpawnOutcome(Protocol):
+    """How a finished sub-agent run reads to the ``Task`` tool."""
+
+    task_id: str
+    status: str
+
+    @property
+    def ok(self) -> bool: ...
+
+    def render(self) -> str: ...
+
+
 class TaskInput(BaseModel):
     description: str = Field(description="A short (3-5 word) description of the task")
     prompt: str = Field(description="The task for the sub-agent, complete and self-contained")
@@ -69,7 +92,7 @@ class TaskOutputInput(BaseModel):
 
 
 def _emitter(ctx: ToolContext) -> Callable[[Event], None] | None:
-    emit = ctx.services.get("emit_event")
+    emit = ctx.services.emit_event
     return emit if callable(emit) else None
 
 
@@ -78,7 +101,7 @@ class TaskTool(Tool):
     description = ""  # set per instance: it lists the agent types
     Input = TaskInput
 
-    def __init__(self, manager: SubagentManager) -> None:
+    def __init__(self, manager: Spawner) -> None:
         self.manager = manager
         types = "\n".join(
             f"- {d.name}: {d.description}"
@@ -131,7 +154,7 @@ class TaskOutputTool(Tool):
     Input = TaskOutputInput
     read_only = True
 
-    def __init__(self, manager: SubagentManager) -> None:
+    def __init__(self, manager: Spawner) -> None:
         self.manager = manager
 
     async def run(self, input: TaskOutputInput, ctx: ToolContext) -> ToolResult:
@@ -166,5 +189,5 @@ def check_contract(text: str, contracts: dict[str, dict[str, Any]]) -> list[str]
     return problems
 
 
-def task_tools(manager: SubagentManager) -> list[Tool]:
+def task_tools(manager: Spawner) -> list[Tool]:
     return [TaskTool(manager), TaskOutputTool(manager)]

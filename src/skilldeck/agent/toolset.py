@@ -1,67 +1,88 @@
 """Which tools a run gets, and the gate that keeps it to them (least privilege).
 
-``build_agent`` calls :func:`assemble_tools`; the steps, in order:
+One pipeline decides a tool set, for the main agent and for every sub-agent
+(:func:`narrow`); each step only removes tools:
 
-1. **candidates** — the tools passed in, or the defaults: the built-ins, ``Memory``,
+1. **offered** — the candidates: the tools passed in, or the built-ins and
+   ``Memory``; plus the tools the builder makes for this agent (*bound* tools):
    ``Skill`` (only when the agent definition allows skills *and* a skill is usable)
    and, when ``agent.max_depth`` allows sub-agents, ``Task`` (alias ``Agent``) and
-   ``TaskOutput``;
-2. **agent definition** — an AGENT.md's ``tools`` (None = all candidates) minus its
-   ``disallowed-tools``;
+   ``TaskOutput``. For a sub-agent: its parent's tools;
+2. **definition** — an AGENT.md's ``tools`` (None = all offered; for a sub-agent
+   type, all its parent's tools but the spawning ones) minus its
+   ``disallowed-tools``; a ``plan`` sub-agent type keeps only read-only tools;
 3. **skills** — a run started with skills gets exactly the composed tool set: the
    tools some skill lists in ``allowed-tools``, minus every tool any skill forbids
    (:func:`skilldeck.skills.policy.compose`: the most restrictive rule wins, and no
    skill can grant ``Task``);
-4. **permissions** — tools a ``deny`` rule removes entirely are not shown either;
-5. **only_tools** — a resumed session never holds a tool it did not hold before
-   (its launch record lists them).
+4. **rules** — tools a ``deny`` rule removes entirely are not shown either (a
+   sub-agent's calls pass its parent's gate instead);
+5. **cap** — the parent's choice for a child (depth, ``Skill``), or a resumed
+   session's launch record: it never holds a tool it did not hold before.
 
 Every narrowing is applied twice: the model is never *shown* a tool outside the set
 (the registry handed to the ``Agent`` is filtered), and a forged call to one is never
 *executed* (the gate refuses it first: "tool X is not allowed by the active skills").
-Nothing here can widen a set: each step only removes tools.
+The one set of spawning tool names is :data:`SPAWNING`
+(``skills.toolrules.SPAWNING_TOOLS``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from skilldeck.agent.definitions import AgentDefinition
 from skilldeck.agent.gate import ToolGate
-from skilldeck.agent.permissions import MODES, Mode, PermissionGate, PermissionPolicy, ScopedGate
-from skilldeck.errors import ConfigError
+from skilldeck.agent.permissions import (
+    MODES,
+    PLAN_SAFE,
+    Mode,
+    PermissionGate,
+    PermissionPolicy,
+    ScopedGate,
+)
+from skilldeck.agent.spec import PermissionOptions
+from skilldeck.agent.task_tools import Spawner, TaskOutputTool, TaskTool
+from skilldeck.config import Settings
+from skilldeck.errors import ConfigError, PolicyError
+from skilldeck.settings.precedence import file_rules
 from skilldeck.skills.policy import ComposedSkill, ToolPolicy, compose
-from skilldeck.skills.toolrules import parse_rules
+from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.toolrules import SPAWNING_TOOLS, ToolRule, parse_rules
 from skilldeck.tools.base import Tool, ToolRegistry
+from skilldeck.tools.builtin import builtin_tools
+from skilldeck.tools.memory import MemoryTool
+from skilldeck.tools.skill_tool import SkillTool
 
-if TYPE_CHECKING:
-    from skilldeck.agent.subagents import SubagentManager
-    from skilldeck.config import Settings
-    from skilldeck.skills.registry import SkillRegistry
-    from skilldeck.tools.skill_tool import SkillTool
+__all__ = [
+    "BOUND",
+    "SPAWNING",
+    "ManagerFactory",
+    "Narrowed",
+    "PermissionOptions",
+    "Toolset",
+    "assemble_tools",
+    "compose_skills",
+    "config_rules",
+    "definition_policy",
+    "narrow",
+    "permission_policy",
+    "protocol_section",
+    "read_only_policy",
+    "type_policy",
+]
 
-#: builds the sub-agent manager for the final tools and gate (``build_agent`` wires it)
-ManagerFactory = Callable[[ToolRegistry, ToolGate], "SubagentManager"]
+#: the sub-agent tools (``Agent`` is an alias of ``Task``): the one set, everywhere
+SPAWNING = SPAWNING_TOOLS
+#: tools the builder makes for each agent (bound to its own tools, gate and store)
+BOUND = frozenset({"Skill"}) | SPAWNING
 
+#: builds the sub-agent manager for the final tools and gate (the builder wires it)
+ManagerFactory = Callable[[ToolRegistry, ToolGate], Spawner]
 
-@dataclass(frozen=True)
-class PermissionOptions:
-    """What a caller (CLI flags, library) adds to the configured permissions."""
-
-    mode: str | None = None
-    allow: Sequence[str] = ()
-    ask: Sequence[str] = ()
-    deny: Sequence[str] = ()
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "mode": self.mode,
-            "allow": list(self.allow),
-            "ask": list(self.ask),
-            "deny": list(self.deny),
-        }
+#: a policy the gate enforces on top of its rules, and the agent type it comes from
+Scoped = tuple[ToolPolicy, str | None]
 
 
 @dataclass
@@ -72,8 +93,57 @@ class Toolset:
     gate: ToolGate
     composed: ComposedSkill | None = None
     policy: PermissionPolicy | None = None
-    manager: SubagentManager | None = None
+    manager: Spawner | None = None
     hidden: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Narrowed:
+    """What :func:`narrow` decided: the names, the composed skill set, the scoped
+    (definition) policies and the permission policy whose visible tools it kept."""
+
+    names: frozenset[str]
+    composed: ComposedSkill | None
+    scoped: tuple[Scoped, ...]
+    policy: PermissionPolicy | None
+
+
+#: step 4: the permission policy for the composed set (None: a given gate rules)
+RulesStep = Callable[[ComposedSkill | None], PermissionPolicy | None]
+
+
+def narrow(
+    settings: Settings,
+    registry: SkillRegistry | None,
+    offered: Iterable[str],
+    *,
+    definition: Sequence[Scoped] = (),
+    skills: Sequence[str] = (),
+    rules: RulesStep | None = None,
+    cap: Iterable[str] | None = None,
+    check_names: bool = True,
+) -> Narrowed:
+    """Steps 2-5 of the module docstring, for a main agent and a sub-agent alike.
+    ``check_names`` False reports an unknown skill inside the PolicyError (SD301), as
+    a refused spawn lists it, instead of raising SkillNotFoundError."""
+    names = set(offered)
+    for scope, _ in definition:
+        names = scope.visible_tools(names)
+    composed = None
+    if skills:
+        if registry is None:
+            raise PolicyError("Skills were requested but no skill registry is available.")
+        composed = compose_skills(
+            settings, registry, skills, sorted(names), check_names=check_names
+        )
+    if composed is not None:
+        names = composed.policy.visible_tools(names)
+    policy = rules(composed) if rules is not None else None
+    if policy is not None:
+        names = policy.visible_tools(names)
+    if cap is not None:
+        names &= set(cap)
+    return Narrowed(frozenset(names), composed, tuple(definition), policy)
 
 
 def permission_policy(
@@ -106,13 +176,10 @@ def permission_policy(
 def config_rules(settings: Settings, key: str) -> list[str]:
     """``permissions.<key>`` from every config file, merged: a workspace config's
     ``deny = []`` must not erase the user's deny rules (settings merging replaces
-    lists, so each file is read again here), plus what the environment set."""
+    lists, so each file's list counts, as :mod:`skilldeck.settings.precedence` says),
+    plus what the environment or the arguments set. The files as loaded, not re-read."""
     rules = [str(r) for r in getattr(settings.permissions, key)]
-    for table in settings.config_tables():  # the workspace's only when trusted
-        section = table.get("permissions")
-        found = section.get(key) if isinstance(section, dict) else None
-        if isinstance(found, list):
-            rules.extend(str(r) for r in found)
+    rules += file_rules(settings.layers.files, key)  # the workspace's only when trusted
     return list(dict.fromkeys(rules))
 
 
@@ -136,13 +203,18 @@ def definition_policy(definition: AgentDefinition | None) -> ToolPolicy | None:
 
 
 def compose_skills(
-    settings: Settings, registry: SkillRegistry, refs: Sequence[str], available: Sequence[str]
+    settings: Settings,
+    registry: SkillRegistry,
+    refs: Sequence[str],
+    available: Sequence[str],
+    *,
+    check_names: bool = True,
 ) -> ComposedSkill | None:
     """Validate and compose ``refs`` (unknown names raise SkillNotFoundError with
     suggestions; an invalid set raises PolicyError with every diagnostic)."""
     if not refs:
         return None
-    for ref in refs:
+    for ref in refs if check_names else ():
         name, _, version = ref.partition("@")
         registry.get(name, version or None)
     return compose(
@@ -176,21 +248,42 @@ def protocol_section(composed: ComposedSkill | None) -> str:
     return f"# Active skills: {names}\n" + "\n\n".join(parts)
 
 
-def default_candidates(
-    registry: SkillRegistry, *, allow_skills: bool
-) -> tuple[ToolRegistry, SkillTool | None]:
-    """The built-ins, Memory, and Skill when skills are allowed and one is usable."""
-    from skilldeck.tools.builtin import builtin_tools
-    from skilldeck.tools.memory import MemoryTool
+def type_policy(definition: AgentDefinition, parent_tools: set[str]) -> ToolPolicy:
+    """What a sub-agent type may use, bounded by the parent's tools (a type without
+    ``tools`` gets all of them but the spawning ones)."""
+    deny = tuple(parse_rules(definition.disallowed_tools))
+    if definition.tools is None:
+        allow = tuple(ToolRule(n) for n in sorted(parent_tools - SPAWNING))
+    else:
+        allow = tuple(parse_rules(definition.tools))
+    return ToolPolicy(allow=allow, deny=deny).within(parent_tools)
 
-    tools = ToolRegistry([*builtin_tools(), MemoryTool()])
-    skill_tool = None
+
+def read_only_policy(tools: ToolRegistry, names: Iterable[str]) -> ToolPolicy:
+    """``permission-mode: plan`` on a sub-agent type: only read-only tools. Other
+    modes are not applied to a child: its calls pass the parent's gate, and a
+    definition must not widen what the parent's session allows."""
+    keep = {n for n in names if n in PLAN_SAFE or _read_only(tools, n)}
+    return ToolPolicy(allow=tuple(ToolRule(n) for n in sorted(keep)))
+
+
+def default_bound(
+    settings: Settings,
+    registry: SkillRegistry,
+    *,
+    definition: AgentDefinition | None,
+    spawning: bool,
+) -> frozenset[str]:
+    """The bound tools a main (or resumed) agent is offered: ``Skill`` when the
+    definition allows skills and one is usable; the spawning tools when sub-agents
+    are allowed at all."""
+    bound: set[str] = set()
+    allow_skills = definition.allow_skills if definition is not None else True
     if allow_skills and any(s.available for s in registry.list()):
-        from skilldeck.tools.skill_tool import SkillTool
-
-        skill_tool = SkillTool(registry, tools=tools)
-        tools.register(skill_tool)
-    return tools, skill_tool
+        bound.add("Skill")
+    if spawning and settings.agent.max_depth >= 1:
+        bound |= {"Task", "TaskOutput"}
+    return frozenset(bound)
 
 
 def assemble_tools(
@@ -204,70 +297,64 @@ def assemble_tools(
     permissions: PermissionOptions,
     manager_factory: ManagerFactory | None,
     only_tools: Sequence[str] | None = None,
+    bound: frozenset[str] | None = None,
 ) -> Toolset:
-    """Steps 1–5 of the module docstring; see there."""
-    skill_tool: SkillTool | None = None
-    if tools is not None:
+    """The pipeline for one agent, then its bound tools made over the final set."""
+    if tools is None:
+        candidates = ToolRegistry([*builtin_tools(), MemoryTool()])
+        if bound is None:
+            bound = default_bound(
+                settings, registry, definition=definition, spawning=manager_factory is not None
+            )
+    else:
         candidates = ToolRegistry(list(tools))
-    else:
-        allow_skills = definition.allow_skills if definition is not None else True
-        candidates, skill_tool = default_candidates(registry, allow_skills=allow_skills)
-    offered = set(candidates.names())
-    if tools is None and manager_factory is not None and settings.agent.max_depth >= 1:
-        offered |= SPAWNING  # registered below, once the final tools and gate exist
-    names = set(offered)
-    scoped: list[tuple[ToolPolicy, str | None]] = []
-    agent_policy = definition_policy(definition)
-    if agent_policy is not None and definition is not None:
-        names = agent_policy.visible_tools(names)
-        scoped.append((agent_policy, definition.name))
-    composed = compose_skills(settings, registry, skills, sorted(names))
-    if composed is not None:
-        names = composed.policy.visible_tools(names)
-    policy = None
+    bound = frozenset(bound or ()) - set(candidates.names())
+    if manager_factory is None:
+        bound -= SPAWNING
+    offered = set(candidates.names()) | bound
+    read_only = [n for n in offered if _read_only(candidates, n)]
+    if "Skill" in bound and SkillTool.read_only:
+        read_only.append("Skill")
+    rules: RulesStep | None = None
     if gate is None:
-        policy = permission_policy(
-            settings,
-            permissions,
-            definition=definition,
-            skill_policy=composed.policy if composed else None,
-            read_only_tools=[n for n in offered if _read_only(candidates, n)],
-        )
-        names = policy.visible_tools(names)
-        inner: ToolGate = PermissionGate(policy)
+
+        def rules(composed: ComposedSkill | None) -> PermissionPolicy:
+            return permission_policy(
+                settings,
+                permissions,
+                definition=definition,
+                skill_policy=composed.policy if composed else None,
+                read_only_tools=read_only,
+            )
+
+    agent_policy = definition_policy(definition)
+    scoped: list[Scoped] = []
+    if agent_policy is not None and definition is not None:
+        scoped.append((agent_policy, definition.name))
+    out = narrow(
+        settings, registry, offered, definition=scoped, skills=skills, rules=rules, cap=only_tools
+    )
+    names = set(out.names)
+    inner: ToolGate
+    if out.policy is not None:
+        inner = PermissionGate(out.policy)
     else:
+        assert gate is not None, "rules are built from the settings when no gate is given"
         inner = gate
-        if composed is not None:
-            scoped.insert(0, (composed.policy, None))
-    if only_tools is not None:
-        names &= set(only_tools)
-    final = candidates.subset(names)
+        if out.composed is not None:
+            scoped.insert(0, (out.composed.policy, None))
     final_gate: ToolGate = ScopedGate(scoped, inner) if scoped else inner
-    if skill_tool is not None and "Skill" in final:
-        skill_tool.tools = final  # code skills call tools through this registry
-        skill_tool.available_tools = set(names)
+    final = candidates.subset(names)
+    if "Skill" in names and "Skill" in bound:  # code skills call tools through ``final``
+        final.register(SkillTool(registry, tools=final, available_tools=set(names)))
     manager = None
     if manager_factory is not None and names & SPAWNING:
-        manager = _register_spawning(final, names, manager_factory(final, final_gate))
-    return Toolset(final, final_gate, composed, policy, manager, sorted(offered - names))
-
-
-#: the sub-agent tools (``Agent`` is an alias of ``Task``)
-SPAWNING = frozenset({"Task", "TaskOutput"})
-
-
-def _register_spawning(
-    final: ToolRegistry, names: set[str], manager: SubagentManager
-) -> SubagentManager:
-    """``Task`` (alias ``Agent``) and ``TaskOutput``, on the manager that holds ``final``
-    as the parent's tools: a child never holds a tool this run does not."""
-    from skilldeck.agent.subagents import TaskOutputTool, TaskTool
-
-    if "Task" in names:
-        final.register(TaskTool(manager), aliases=("Agent",))
-    if "TaskOutput" in names:
-        final.register(TaskOutputTool(manager))
-    return manager
+        manager = manager_factory(final, final_gate)
+        if "Task" in names:
+            final.register(TaskTool(manager), aliases=("Agent",))
+        if "TaskOutput" in names:
+            final.register(TaskOutputTool(manager))
+    return Toolset(final, final_gate, out.composed, out.policy, manager, sorted(offered - names))
 
 
 def _read_only(tools: ToolRegistry, name: str) -> bool:

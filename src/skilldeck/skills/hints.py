@@ -12,19 +12,33 @@ score at least the threshold, it adds one short, clearly delimited line naming t
 Nothing is added when nothing passes the threshold, so ordinary chat stays clean.
 Scores are the matcher's normalised scores in [0, 1] (see ``skills/match.py``);
 config: ``[skills.hints] enabled, k, threshold``.
+
+Routing is paid only when it is used: :func:`registry_hinter` and
+:func:`registry_ranking` import the matcher (numpy, the BM25F index, code skills'
+``can_handle``) on the first message that needs a ranking, and a message is not
+ranked at all when the registry holds no skill a hint could name.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
+
+from skilldeck.skills.skill import Skill
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
-    from skilldeck.skills.match import Match
+    from skilldeck.skills.match import Match, RegistryLike
 
-__all__ = ["HINT_CLOSE", "HINT_OPEN", "hint_from_settings", "skill_hint"]
+__all__ = [
+    "HINT_CLOSE",
+    "HINT_OPEN",
+    "hint_from_settings",
+    "registry_hinter",
+    "registry_ranking",
+    "skill_hint",
+]
 
 HINT_OPEN = "<skill-hint>"
 HINT_CLOSE = "</skill-hint>"
@@ -74,6 +88,43 @@ def hint_from_settings(
     if not hints.enabled:
         return None
     return skill_hint(matcher, message, k=hints.k, threshold=hints.threshold)
+
+
+def hintable(skill: Skill) -> bool:
+    """Whether a hint may name ``skill``: usable here and invocable by the model."""
+    return skill.available and not skill.metadata.disable_model_invocation
+
+
+def registry_hinter(
+    registry: RegistryLike, *, k: int, threshold: float
+) -> Callable[[str], tuple[str, list[str]] | None]:
+    """A per-message hinter over ``registry``: it ranks nothing (and builds no index)
+    for an empty message or while no skill is hintable."""
+
+    def hint(message: str) -> tuple[str, list[str]] | None:
+        if k <= 0 or not message.strip():
+            return None
+        if not any(hintable(s) for s in registry.list()):
+            return None
+        return skill_hint(_matcher(registry), message, k=k, threshold=threshold)
+
+    return hint
+
+
+def registry_ranking(registry: RegistryLike, task: str, *, k: int) -> list[str]:
+    """Skill names most relevant to ``task`` first (for a level-1 block that must be
+    shortened); nothing is ranked for an empty task."""
+    if not task.strip():
+        return []
+    return [m.name for m in _matcher(registry).rank(task, k=k)]  # rank_for_disclosure
+
+
+def _matcher(registry: RegistryLike) -> Ranker:
+    # lazy: numpy and the BM25F index cost ~50 ms of imports; a run that never hints
+    # or ranks must not pay them
+    from skilldeck.skills.match import SkillMatcher
+
+    return SkillMatcher.for_registry(registry)
 
 
 def _short(description: str) -> str:

@@ -9,19 +9,18 @@ async ``run``. Model mistakes — bad arguments, missing files — come back as
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ValidationError
 
 from skilldeck.errors import SkilldeckError, ToolError
-from skilldeck.llm.messages import RAW_ARGUMENTS_KEY
+from skilldeck.llm.messages import RAW_ARGUMENTS_KEY, LLMClient, ToolSpec
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
-    from skilldeck.llm.messages import ToolSpec
     from skilldeck.skills.registry import SkillRegistry
 
 
@@ -63,6 +62,96 @@ PathFilter = Callable[[str, Path], PathVerdict]
 
 
 @dataclass
+class ToolServices:
+    """The collaborators a session's tools may call, by name and type.
+
+    One object per session (the agent builds it; nothing is shared between
+    sessions). Every field is optional: a tool falls back to its default when its
+    collaborator is absent. The upper layers' types (the agent's gate, its event
+    sink) are duck-typed here because tools/ never imports agent/.
+
+    ``get``/``[]``/``[]=`` keep the old ``services["name"]`` spelling working; names
+    that are not fields go to ``extra`` (a library's own collaborators).
+    """
+
+    #: one-shot completions for WebFetch's prompt and code skills (``LLMClient``)
+    llm: LLMClient | None = None
+    #: AskUserQuestion: questions -> the user's answer (absent: the session pauses)
+    ask_user: Callable[[list[dict[str, Any]]], Awaitable[str]] | None = None
+    #: the running turn's event sink (sub-agents' events reach the parent through it)
+    emit_event: Callable[[Any], None] | None = None
+    #: the agent's gate (``check(call, ctx)`` and ``read_only``): the Skill tool asks it
+    tool_gate: Any = None
+    #: ``(tool, input) -> reason | None`` (may be awaitable); wins over ``tool_gate``
+    permission_check: Callable[[str, dict[str, Any]], Any] | None = None
+    #: how a code skill calls tools (default: the agent's tools behind its gate)
+    tool_dispatcher: Any = None
+    #: the session may only read (plan mode) even if its gate does not say so
+    read_only: bool = False
+    #: httpx2 transport for WebFetch (tests swap in a mock)
+    http_transport: Any = None
+    #: WebSearch backend (``search(query, max_results=...)``; default: ddgs)
+    web_search: Any = None
+    #: anything else a library wires in, by name
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, value: ToolServices | Mapping[str, Any] | None) -> ToolServices:
+        """A fresh object from another one or from the old dict form."""
+        if isinstance(value, ToolServices):
+            return replace(value, extra=dict(value.extra))
+        made = cls()
+        for key, item in (value or {}).items():
+            made[key] = item
+        return made
+
+    def with_(self, **changes: Any) -> ToolServices:
+        """A copy with ``changes`` (field names or extra names)."""
+        made = ToolServices.of(self)
+        for key, item in changes.items():
+            made[key] = item
+        return made
+
+    def overlay(self, other: ToolServices | Mapping[str, Any] | None) -> ToolServices:
+        """A copy where what ``other`` sets (not None) wins."""
+        made = ToolServices.of(self)
+        theirs = ToolServices.of(other)
+        for f in fields(ToolServices):
+            value = getattr(theirs, f.name)
+            if f.name == "extra":
+                made.extra.update(value)
+            elif value is not None and value is not False:
+                setattr(made, f.name, value)
+        return made
+
+    # ---- the old dict spelling ------------------------------------------------------
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in _SERVICE_FIELDS:
+            value = getattr(self, key)
+            return default if value is None else value
+        return self.extra.get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        value = self.get(key)
+        if value is None:
+            raise KeyError(key)
+        return value
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if key in _SERVICE_FIELDS:
+            setattr(self, key, value)
+        else:
+            self.extra[key] = value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+
+_SERVICE_FIELDS = frozenset(f.name for f in fields(ToolServices)) - {"extra"}
+
+
+@dataclass
 class ToolContext:
     """Everything a tool may touch. One per session (shared by its tool calls)."""
 
@@ -78,8 +167,8 @@ class ToolContext:
     agent_name: str = "main"
     #: per-session mutable state: Bash cwd, todos, files read…
     state: dict[str, Any] = field(default_factory=dict)
-    #: injected collaborators: "web_search" backend, "http_transport", "llm", …
-    services: dict[str, Any] = field(default_factory=dict)
+    #: injected collaborators (typed; a dict in the old form is converted)
+    services: ToolServices = field(default_factory=ToolServices)
     #: the session's permission rules as a question about one path (None: no rules);
     #: file tools ask it about the resolved path, Glob/Grep about every entry walked
     path_filter: PathFilter | None = None
@@ -92,6 +181,8 @@ class ToolContext:
     def __post_init__(self) -> None:
         if not self.roots:
             self.roots = [self.workspace]
+        if not isinstance(self.services, ToolServices):  # the old dict form
+            self.services = ToolServices.of(self.services)
 
 
 class Tool(ABC):
@@ -109,8 +200,6 @@ class Tool(ABC):
         return schema
 
     def spec(self) -> ToolSpec:
-        from skilldeck.llm.messages import ToolSpec
-
         return ToolSpec(
             name=self.name, description=self.description, input_schema=self.input_schema()
         )

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from skilldeck.agent.builder import build_agent
+from skilldeck.agent.builder import build, build_agent
 from skilldeck.agent.definitions import discover_agents
 from skilldeck.agent.events import SubagentEndEvent, SubagentStartEvent, ToolResultEvent
 from skilldeck.agent.gate import Approval
@@ -530,6 +530,7 @@ async def test_cancel_all_cancels_background_children_and_records_it(
             registry=None,
             model_factory=lambda _name: model,
             store=store,
+            agent_factory=build,
         )
         task_id = manager.spawn_background("wait a minute")
         assert await anyio.to_thread.run_sync(slow.started.wait, 10)

@@ -7,6 +7,7 @@ import pytest
 from skilldeck.agent.definitions import discover_agents
 from skilldeck.agent.events import Event, SubagentEndEvent, SubagentStartEvent
 from skilldeck.agent.session import SessionStore
+from skilldeck.agent.builder import build
 from skilldeck.agent.subagents import SubagentManager, check_contract, task_tools
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import PolicyError
@@ -54,6 +55,7 @@ def manager(settings: Settings, registry: SkillRegistry, model: Model) -> Subage
         registry=registry,
         model_factory=lambda _name: model,
         store=SessionStore.open(settings),
+        agent_factory=build,
     )
 
 

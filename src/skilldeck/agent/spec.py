@@ -1,0 +1,134 @@
+"""What an agent is (:class:`AgentSpec`) and where it runs (:class:`Runtime`).
+
+An agent is built in one step from these two values (``agent/factory.py``):
+
+* the **spec** says *what*: the model, the agent definition, the skills, the
+  limits, the permissions it adds, which tools it may hold at most and where it
+  sits below the main agent. Two sessions built from equal specs behave alike;
+* the **runtime** says *where*: the settings, the skill registry, the session
+  store, who answers ``ask`` decisions, where events go and the collaborators
+  tools may call. Many agents (a parent and its sub-agents, or many sessions of
+  one server) share a runtime's registry and settings; nothing an agent decides is
+  written back into them.
+
+Both are frozen: a sub-agent gets a *new* spec (``dataclasses.replace``) and the
+same runtime (or one with another store), never a patched object.
+
+:class:`AgentFactory` is what :class:`~skilldeck.agent.subagents.SubagentManager`
+receives to build children: it never imports the builder, so the builder can
+import it (imports go down).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from skilldeck.agent.definitions import AgentDefinition
+from skilldeck.agent.events import Event
+from skilldeck.agent.gate import Approver, ToolGate
+from skilldeck.agent.session import SessionStore
+from skilldeck.config import Settings
+from skilldeck.llm.messages import Model
+from skilldeck.skills.registry import SkillRegistry
+from skilldeck.tools.base import Tool, ToolServices
+
+if TYPE_CHECKING:
+    from skilldeck.agent.loop import Agent
+
+__all__ = ["AgentFactory", "AgentSpec", "PermissionOptions", "Runtime", "Scan"]
+
+
+@dataclass(frozen=True)
+class PermissionOptions:
+    """What a caller (CLI flags, library) adds to the configured permissions."""
+
+    mode: str | None = None
+    allow: Sequence[str] = ()
+    ask: Sequence[str] = ()
+    deny: Sequence[str] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "mode": self.mode,
+            "allow": list(self.allow),
+            "ask": list(self.ask),
+            "deny": list(self.deny),
+        }
+
+
+@dataclass(frozen=True)
+class Scan:
+    """How the registry was discovered (extra roots, defaults off): recorded with each
+    session so a resumed one — or a resumed sub-agent — finds the same skills."""
+
+    roots: tuple[Path, ...] = ()
+    no_defaults: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "roots": [str(Path(r).resolve()) for r in self.roots],
+            "no_defaults": self.no_defaults,
+        }
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """What an agent is. Every field has the default a plain ``build_agent`` call has."""
+
+    #: ``provider:model``, a ready ``Model``, or None (definition's, then configured)
+    model: str | Model | None = None
+    base_url: str | None = None
+    #: an agent definition, or the name of one (AGENT.md or a built-in type)
+    definition: str | AgentDefinition | None = None
+    #: skills the run starts with (validated, composed; narrow the tools)
+    skills: tuple[str, ...] = ()
+    name: str | None = None
+    instructions: str | None = None
+    max_turns: int | None = None
+    #: what the caller adds to the configured permissions (ignored when ``gate`` is set)
+    permissions: PermissionOptions = PermissionOptions()
+    #: a ready gate (a sub-agent's scope, a resumed session's record)
+    gate: ToolGate | None = None
+    #: the candidate tool objects (None: the built-ins and Memory)
+    tools: tuple[Tool, ...] | None = None
+    #: which of the tools the builder makes for this agent (``Skill``, ``Task``,
+    #: ``TaskOutput``) it may offer; None: the default rule (see ``toolset``)
+    bound_tools: frozenset[str] | None = None
+    #: the most it may hold, by name (a parent's choice for a child, a launch record)
+    only_tools: tuple[str, ...] | None = None
+    #: 0 for a main agent; a sub-agent is one deeper than its parent
+    depth: int = 0
+    parent_session: str | None = None
+    #: per-message skill hints (None: ``settings.skills.hints.enabled``)
+    hints: bool | None = None
+    #: text deltas as they stream (off for JSON events and sub-agents)
+    stream_text: bool = True
+    cwd: Path | None = None
+    #: tool state every new session starts with (a child inherits learnt rules)
+    initial_state: Mapping[str, Any] | None = None
+    #: added to the launch record of new sessions (a sub-agent's type and depth)
+    launch_extra: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """Where an agent runs. Shared by a parent and its children."""
+
+    settings: Settings
+    #: None: discovered from ``settings`` and ``scan`` when an agent is built
+    registry: SkillRegistry | None = None
+    #: None: the agent opens (and closes) its own store connection
+    store: SessionStore | None = None
+    approver: Approver | None = None
+    on_event: Callable[[Event], None] | None = None
+    services: ToolServices = field(default_factory=ToolServices)
+    scan: Scan = Scan()
+
+
+class AgentFactory(Protocol):
+    """Builds a complete agent from a spec and a runtime (``agent.factory.build``)."""
+
+    def __call__(self, spec: AgentSpec, runtime: Runtime) -> Agent: ...

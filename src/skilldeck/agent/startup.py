@@ -1,0 +1,132 @@
+"""What a new session starts with besides the task: its system prompt, the skills it
+was started with (``--skill`` bodies) and a skill hint before each user message.
+
+Each is a small closure the :class:`~skilldeck.agent.loop.Agent` calls when a
+session needs it, so nothing is ranked, indexed or imported for a run that never
+asks: the level-1 block is ranked only when it does not fit its budget, and a hint
+is computed only when hints are on and the registry holds a skill the model could
+be pointed at (``skills/hints.py`` builds the routing index on first use).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from skilldeck.agent.context import SKILL_BODY_META
+from skilldeck.agent.loop import Hinter
+from skilldeck.agent.prompt import build_system_prompt, load_memory, wrap_data
+from skilldeck.config import Settings
+from skilldeck.llm.messages import Message, UserMessage
+from skilldeck.skills.disclosure import render_available_skills, render_level2
+from skilldeck.skills.hints import registry_hinter, registry_ranking
+from skilldeck.skills.policy import ComposedSkill
+from skilldeck.skills.registry import SkillRegistry
+from skilldeck.tools.memory import memory_folder as _memory_path
+from skilldeck.tools.skill_tool import cap_text
+
+__all__ = [
+    "BODY_CAP",
+    "RANK_K",
+    "Hinter",
+    "hinter",
+    "memory_folder",
+    "preloader",
+    "prompt_builder",
+    "skill_body_message",
+    "skills_block",
+]
+
+#: how many ranked skills the level-1 block puts first when it has to shorten
+RANK_K = 20
+#: characters of a skill body preloaded into a conversation (``--skill``, chat's
+#: ``/skill``): real bodies are far shorter; a 150 MB one must not be stored whole
+BODY_CAP = 256 * 1024
+
+
+def prompt_builder(
+    settings: Settings,
+    registry: SkillRegistry,
+    *,
+    cwd: Path,
+    model: str,
+    tool_names: list[str],
+    max_turns: int,
+    instructions: str,
+    agent: str,
+    list_skills: bool,
+) -> Callable[[str], str]:
+    """The system prompt for a new session; the skills block is ranked by its task and
+    left out when the agent cannot load skills (no Skill tool)."""
+
+    def build(task: str) -> str:
+        budget = settings.skills.prompt_budget
+        return build_system_prompt(
+            cwd=cwd,
+            model=model,
+            tools=tool_names,
+            max_turns=max_turns,
+            instructions=instructions,
+            skills_block=skills_block(registry, task, budget=budget) if list_skills else "",
+            memory=load_memory(settings, agent=memory_folder(settings, agent), cwd=cwd),
+        )
+
+    return build
+
+
+def memory_folder(settings: Settings, agent: str) -> str:
+    """The name of ``agent``'s memory folder, exactly as the Memory tool spells it, so
+    the notes it writes under ``MEMORY`` are the ones the system prompt loads."""
+    return _memory_path(settings.home, agent).name
+
+
+def skills_block(registry: SkillRegistry, task: str, *, budget: int) -> str:
+    """The level-1 block; ranked by relevance to ``task`` only when it must shorten."""
+    skills = registry.list()
+    whole = render_available_skills(skills, budget=sys.maxsize)
+    if len(whole) <= budget:  # everything fits in full: no ranking needed
+        return whole
+    ranked = registry_ranking(registry, task, k=RANK_K)
+    return render_available_skills(skills, budget=budget, ranked=ranked)
+
+
+def hinter(settings: Settings, registry: SkillRegistry, *, enabled: bool | None) -> Hinter | None:
+    """Per-message hints, or None when they are off (nothing is built then)."""
+    config = settings.skills.hints
+    if not (config.enabled if enabled is None else enabled):
+        return None
+    return registry_hinter(registry, k=config.k, threshold=config.threshold)
+
+
+def preloader(
+    composed: ComposedSkill | None, *, cwd: Path
+) -> Callable[[str], list[Message]] | None:
+    """``--skill NAME``: level-2 bodies of the composed set, in its execution order."""
+    if composed is None:
+        return None
+    chosen = list(composed.skills)
+
+    def preload(session_id: str) -> list[Message]:
+        return [
+            skill_body_message(
+                s.name,
+                render_level2(s, session_id=session_id, project_dir=cwd),
+                source=str(s.skill_md),
+            )
+            for s in chosen
+        ]
+
+    return preload
+
+
+def skill_body_message(
+    name: str, body: str, *, note: str | None = None, source: str | None = None
+) -> UserMessage:
+    """A loaded skill's body as a user-meta message, wrapped and marked as skill content,
+    cut at :data:`BODY_CAP` characters (the note names ``source``, where the rest is)."""
+    body, _ = cap_text(body, BODY_CAP, source=source)
+    lead = note or f'The skill "{name}" was loaded for this session. Follow its instructions.'
+    return UserMessage(
+        content=f"{lead}\n{wrap_data('skill', body, name=name)}", meta=SKILL_BODY_META
+    )
