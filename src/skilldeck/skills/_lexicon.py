@@ -19,6 +19,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from skilldeck.skills.tokenize import STOPWORDS, fold, tokenize
+
+__all__ = ["looks_foreign", "tokenize_query", "translate"]
+
 _TABLE = """
 document | documento, document, dokument, 文档, 文件
 file | archivo, arquivo, fichier, datei, 文件
@@ -237,8 +241,6 @@ _ENDINGS = ("s", "es", "en", "n", "e", "a", "o")
 @lru_cache(maxsize=1)
 def _tables() -> tuple[dict[str, tuple[str, ...]], list[tuple[str, tuple[str, ...]]]]:
     """(single foreign word → English tokens, [(phrase or CJK term, English tokens)])."""
-    from skilldeck.skills.tokenize import fold, tokenize
-
     words: dict[str, tuple[str, ...]] = {}
     phrases: list[tuple[str, tuple[str, ...]]] = []
     for line in _joined_lines(_TABLE):
@@ -270,8 +272,6 @@ def translate(folded_lower: str) -> list[str]:
     """
     if not looks_foreign(folded_lower):
         return []
-    from skilldeck.skills.tokenize import STOPWORDS
-
     words, phrases = _tables()
     out: list[str] = []
     for raw in _WORD_RE.findall(folded_lower):
@@ -281,6 +281,18 @@ def translate(folded_lower: str) -> list[str]:
         if term in folded_lower:
             out.extend(targets)
     return list(dict.fromkeys(out))
+
+
+def tokenize_query(text: str) -> list[str]:
+    """:func:`~skilldeck.skills.tokenize.tokenize` plus English equivalents of known
+    non-English words.
+
+    ``extraer texto de un PDF`` also yields ``extract`` and ``text``; the original
+    tokens are kept, so a Spanish skill still matches its own words.
+    """
+    tokens = tokenize(text)
+    extra = translate(fold(text).lower())
+    return tokens + [t for t in extra if t not in tokens] if extra else tokens
 
 
 def _lookup(words: dict[str, tuple[str, ...]], raw: str) -> tuple[str, ...]:

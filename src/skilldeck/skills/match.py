@@ -39,7 +39,7 @@ import numpy as np
 
 from skilldeck._atomic import atomic_write_bytes
 from skilldeck.skills._bm25f import F32, BM25FIndex, BM25FParams
-from skilldeck.skills._lexicon import looks_foreign
+from skilldeck.skills._lexicon import looks_foreign, tokenize_query
 from skilldeck.skills._match_index import (
     cache_key,
     embedding_text,
@@ -49,7 +49,7 @@ from skilldeck.skills._match_index import (
     vector_path,
 )
 from skilldeck.skills.skill import Skill, SkillKind
-from skilldeck.skills.tokenize import fold, tokenize_query
+from skilldeck.skills.tokenize import fold
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings

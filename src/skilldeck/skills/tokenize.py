@@ -8,9 +8,10 @@ suffix stripper conflates ``tests/testing/tested`` → ``test`` without the surp
 of a full stemmer; Chinese/Japanese/Korean runs become character bigrams (the usual
 trick when there are no spaces); Cyrillic, Greek and other scripts stay words.
 
-Document and query go through the same :func:`tokenize`; :func:`tokenize_query`
-additionally adds English equivalents of common non-English words (see
-``skills/_lexicon.py``), because almost every skill is written in English.
+Document and query go through the same :func:`tokenize`;
+:func:`skilldeck.skills._lexicon.tokenize_query` additionally adds English
+equivalents of common non-English words, because almost every skill is written in
+English (the lexicon builds on this module, never the other way round).
 
 Every compound's tokens are memoised, so indexing 20 MB of SKILL.md bodies costs a
 regex pass plus a dictionary lookup per word.
@@ -18,11 +19,13 @@ regex pass plus a dictionary lookup per word.
 
 from __future__ import annotations
 
+import importlib
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Any
 
-__all__ = ["STOPWORDS", "fold", "stem", "tokenize", "tokenize_query"]
+__all__ = ["STOPWORDS", "fold", "stem", "tokenize"]
 
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 #: Chinese function characters dropped before bigramming (they glue every phrase).
@@ -183,14 +186,9 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
-def tokenize_query(text: str) -> list[str]:
-    """:func:`tokenize` plus English equivalents of known non-English words.
-
-    ``extraer texto de un PDF`` also yields ``extract`` and ``text``; the original
-    tokens are kept, so a Spanish skill still matches its own words.
-    """
-    from skilldeck.skills._lexicon import translate
-
-    tokens = tokenize(text)
-    extra = translate(fold(text).lower())
-    return tokens + [t for t in extra if t not in tokens] if extra else tokens
+def __getattr__(name: str) -> Any:
+    """``tokenize_query`` moved to :mod:`skilldeck.skills._lexicon` (it needs the
+    lexicon, which needs this tokeniser: one direction only); kept here as an alias."""
+    if name == "tokenize_query":
+        return importlib.import_module("skilldeck.skills._lexicon").tokenize_query
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
