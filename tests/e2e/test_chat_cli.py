@@ -155,3 +155,33 @@ def test_skill_invoked_by_hand_preapproves_its_allowed_tools(tmp_path: Path) -> 
     shown = json.loads(skilldeck("sessions", "show", session["id"], "--json", cwd=tmp_path).stdout)
     bash = next(m for m in shown["messages"] if m["role"] == "tool" and m["name"] == "Bash")
     assert bash["is_error"] and "denied" in bash["content"].lower()
+
+
+def test_skill_by_hand_expands_dynamic_context_through_the_sessions_gate(
+    tmp_path: Path,
+) -> None:
+    """Issue 16: chat's /skill loads like the Skill tool: an allowed command's output
+    replaces the !`…` in the stored body; a refused one is reported, nothing sent."""
+    folder = tmp_path / "skills" / "stamp"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        "---\nname: stamp\ndescription: Stamps.\nallowed-tools: Bash(echo:*)\n---\n"
+        "Stamp: !`echo SENTINEL`\n",
+        encoding="utf-8",
+    )
+    script = write_script(tmp_path / "chat.jsonl", [{"text": "Stamped."}])
+    proc = skilldeck(
+        "chat", "--model", f"scripted:{script}", "--root", str(tmp_path / "skills"),
+        cwd=tmp_path, input="/skill stamp\n/exit\n",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    (session,) = json.loads(skilldeck("sessions", "list", "--json", cwd=tmp_path).stdout)
+    shown = json.loads(skilldeck("sessions", "show", session["id"], "--json", cwd=tmp_path).stdout)
+    bodies = [m["content"] for m in shown["messages"] if m.get("meta") == "skill-body"]
+    assert len(bodies) == 1 and "Stamp: SENTINEL" in bodies[0] and "!`echo" not in bodies[0]
+    denied = skilldeck(
+        "chat", "--model", f"scripted:{script}", "--root", str(tmp_path / "skills"),
+        "--deny", "Bash(echo:*)", cwd=tmp_path, input="/skill stamp\n/exit\n",
+    )  # fmt: skip
+    assert "echo SENTINEL" in denied.stdout + denied.stderr
+    assert "not allowed" in denied.stdout + denied.stderr

@@ -362,7 +362,7 @@ class Repl:
         """This session's tool context (its gate and sandbox state). Before the first
         message: one over the state the session will start with (``seed``: that very
         state, so what is written there carries into the session; else a copy)."""
-        from skilldeck.tools.base import ToolContext
+        from skilldeck.tools.base import ToolContext, ToolServices
 
         agent = self._agent()
         if self.session_id is not None:
@@ -372,7 +372,7 @@ class Repl:
             workspace=agent.cwd,
             settings=agent.settings,
             state=agent.initial_state if seed else dict(agent.initial_state),
-            services={"tool_gate": agent.gate, **agent.services},
+            services=ToolServices(tool_gate=agent.gate).overlay(agent.services),
         )
 
     def _preapprove(self, allowed: list[str], forbidden: list[str]) -> None:

@@ -70,7 +70,7 @@ def run(
     import anyio
 
     from skilldeck.skills.skill import SkillKind
-    from skilldeck.tools.base import ToolContext
+    from skilldeck.tools.base import ToolContext, ToolServices
     from skilldeck.tools.skill_tool import SkillTool, load_in_context
 
     registry = discover_registry(root, no_defaults)
@@ -84,12 +84,12 @@ def run(
     reason = registry.why_unavailable(skill)  # machine-level: no agent, no tool set
     if reason:
         fail(f"skill {name!r} is unavailable here: {reason}")
-    services: dict[str, Any] = {}
+    services = ToolServices()
     if model:
         from skilldeck.llm.client import ModelLLMClient
         from skilldeck.llm.factory import make_model
 
-        services["llm"] = ModelLLMClient(make_model(model, settings=settings))
+        services.llm = ModelLLMClient(make_model(model, settings=settings))
     ctx = ToolContext(
         session_id=f"cli-{uuid.uuid4().hex[:12]}",
         workspace=settings.workspace,
