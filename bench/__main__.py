@@ -2,6 +2,8 @@
 
 With no name, list the benchmarks available. Each benchmark measures its own
 baseline in the same run and reports ratios; results go to ``bench/results/``.
+``python -m bench compare [discovery loop routing]`` runs benchmarks for the old code
+(a git revision) and the working tree in one invocation (``bench/compare.py``).
 """
 
 from __future__ import annotations
