@@ -6,9 +6,10 @@ included. A warm discovery takes a few tens of milliseconds; importing typer (wi
 click), and pydantic for the settings, would take several times that. So
 :func:`try_fast` recognises exactly the argument shapes of that command —
 ``--json`` plus any of ``--all``, ``--no-defaults``, ``--root DIR`` /
-``--root=DIR`` — and runs it directly, with the settings from
-:mod:`skilldeck._fastconfig`. Anything else (``--help``, an unknown or misspelt
-option, a ``--root`` without a folder, human output, shell completion) returns
+``--root=DIR`` — and runs it directly, with the light settings view of
+:mod:`skilldeck.settings.view` (built from the same layers as the full settings).
+Anything else (``--help``, an unknown or misspelt option, a ``--root`` without a
+folder, human output, shell completion) returns
 None and the regular typer app handles it, so the two paths cannot disagree on
 anything but speed. Output, exit codes and messages are those of
 :func:`skilldeck.cli.skills_cmd.list_skills`.
@@ -91,18 +92,20 @@ def _list(roots: list[Path], *, no_defaults: bool, all_: bool) -> int:
 def _rows(
     roots: list[Path], *, no_defaults: bool, all_: bool
 ) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
-    from skilldeck._fastconfig import load_light_settings
+    from skilldeck.settings import read_layers, view_from_layers
     from skilldeck.skills.registry import SkillRegistry
 
+    layers = read_layers()  # each config file read once, for the view or the full path
+    view = view_from_layers(layers, os.environ)
     settings: Settings
-    light = load_light_settings()
-    if light is not None:
-        # duck-typed: it answers every Settings attribute (see _fastconfig)
-        settings = cast("Settings", light)
+    if view is not None:
+        # the view answers every Settings attribute (from the same layers): the
+        # registry's parameter is typed Settings, which it cannot subclass without pydantic
+        settings = cast("Settings", view)
     else:
-        from skilldeck.config import load_settings
+        from skilldeck.settings.load import settings_from_layers
 
-        settings = load_settings()
+        settings = settings_from_layers(layers)
     registry = SkillRegistry.discover(settings, roots=roots, no_defaults=no_defaults)
     if all_:
         return [e.to_dict() for e in registry.entries()], registry.diagnostics

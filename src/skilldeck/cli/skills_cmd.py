@@ -355,8 +355,14 @@ def prompt(
 def enable(name: NameArg, root: RootOption = None, no_defaults: NoDefaultsOption = False) -> None:
     """Enable a skill (removes it from `skills.disabled` in the config files)."""
     registry = _registry(root, no_defaults)
-    registry.enable(name)
+    written = registry.enable(name)
     typer.echo(f"Enabled {name}.")
+    if written.retrust is not None:  # its digest changed: the trust no longer holds
+        ws = written.retrust.workspace
+        sys.stderr.write(
+            f"note: {written.retrust.config_path} was rewritten, so this folder's config "
+            f"and skills are ignored until you run `skilldeck trust {ws}` again.\n"
+        )
 
 
 def disable(name: NameArg, root: RootOption = None, no_defaults: NoDefaultsOption = False) -> None:

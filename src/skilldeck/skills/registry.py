@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skilldeck.errors import SkillNotFoundError, SkillUnavailableError
+from skilldeck.settings.writes import Written, record_disabled, record_enabled
 from skilldeck.skills.diagnostics import Diagnostic
 from skilldeck.skills.discover import (
     DiscoveryResult,
@@ -191,30 +192,17 @@ class SkillRegistry:
     def disable(self, name: str) -> None:
         """Disable ``name`` and remember it in the user config file."""
         self._require_known(name)
-        from skilldeck.config import read_toml, update_config_file
-
-        path = self.settings.user_config_path
-        current = _disabled_in(read_toml(path))
-        if name not in current:
-            update_config_file(path, {"skills": {"disabled": [*current, name]}})
-        if name not in self.settings.skills.disabled:
-            self.settings.skills.disabled = [*self.settings.skills.disabled, name]
+        record_disabled(self.settings, name)  # atomic, through the settings package
         self._changed()
 
-    def enable(self, name: str) -> None:
+    def enable(self, name: str) -> Written:
         """Enable ``name``: removed from the disabled list of the user and the
-        workspace config files, wherever it was listed."""
+        workspace config files, wherever it was listed (``retrust`` in the result:
+        a trusted workspace file was rewritten, see :mod:`skilldeck.settings.writes`)."""
         self._require_known(name)
-        from skilldeck.config import read_toml, update_config_file
-
-        for path in (self.settings.user_config_path, self.settings.workspace_config_path):
-            current = _disabled_in(read_toml(path))
-            if name in current:
-                update_config_file(
-                    path, {"skills": {"disabled": [n for n in current if n != name]}}
-                )
-        self.settings.skills.disabled = [n for n in self.settings.skills.disabled if n != name]
+        written = record_enabled(self.settings, name)
         self._changed()
+        return written
 
     def is_disabled(self, name: str) -> bool:
         return name in self.settings.skills.disabled
@@ -445,9 +433,3 @@ class SkillRegistry:
         lowered = name.lower()
         contains = sorted(n for n in names if lowered and lowered in n and n not in close)
         return [*close, *contains][:5]
-
-
-def _disabled_in(config: dict[str, Any]) -> builtins.list[str]:
-    skills = config.get("skills")
-    disabled = skills.get("disabled") if isinstance(skills, dict) else None
-    return [str(n) for n in disabled] if isinstance(disabled, list) else []

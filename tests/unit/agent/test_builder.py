@@ -45,17 +45,20 @@ def test_model_choice_order(
     with pytest.raises(ModelConfigError, match="No model chosen"):
         choose_model_spec(settings)
     monkeypatch.setenv("SKILLDECK_MODEL", "ollama:from-env")
-    assert choose_model_spec(settings) == "ollama:from-env"
+    with pytest.raises(ModelConfigError):  # the environment counts as loaded
+        choose_model_spec(settings)
+    settings = load_settings(workspace=tmp_path)
+    assert choose_model_spec(settings) == "ollama:from-env" == settings.model
     skilldeck_home.mkdir(parents=True, exist_ok=True)
     (skilldeck_home / "config.toml").write_text(
         '[models]\ndefault = "ollama:user"\n', encoding="utf-8"
     )
-    assert choose_model_spec(settings) == "ollama:user"
+    settings = load_settings(workspace=tmp_path)
+    assert choose_model_spec(settings) == "ollama:user" == settings.model  # files win
     (tmp_path / ".skilldeck").mkdir()
     (tmp_path / ".skilldeck" / "config.toml").write_text(
         'model = "ollama:workspace"\n', encoding="utf-8"
     )
-    # the workspace file counts as read (and trusted) when settings were loaded
     assert choose_model_spec(settings) == "ollama:user"
     settings = load_settings(workspace=tmp_path)
     assert choose_model_spec(settings) == "ollama:workspace"

@@ -1,0 +1,175 @@
+"""The settings as a validated pydantic model: sections, fields, defaults.
+
+Built by :func:`skilldeck.settings.load.load_settings` from the layers of
+:mod:`skilldeck.settings.layers` (see :mod:`skilldeck.settings.precedence` for who
+wins). A ``Settings(...)`` made directly (tests, library callers) holds what it was
+given; the files' tables, which a few rules combine per file, are then read once, on
+first need, for its ``home`` and ``workspace``.
+
+Importing this module imports pydantic (about 150 ms): the CLI's fast path uses the
+light view (:mod:`skilldeck.settings.view`) instead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, PrivateAttr
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from skilldeck.settings.layers import Layers, read_layers, skilldeck_home
+from skilldeck.settings.paths import HomePaths
+from skilldeck.trust import Assessment
+
+__all__ = [
+    "AgentSettings",
+    "HintSettings",
+    "MCPServerConfig",
+    "MCPSettings",
+    "ModelSettings",
+    "PermissionSettings",
+    "SandboxSettings",
+    "Settings",
+    "SkillSettings",
+]
+
+
+class HintSettings(BaseModel):
+    enabled: bool = True
+    k: int = 3
+    threshold: float = 0.35
+
+
+class SkillSettings(BaseModel):
+    #: extra skill directories, searched after the user root, in listed order
+    dirs: list[Path] = Field(default_factory=list)
+    disabled: list[str] = Field(default_factory=list)
+    #: per-skill settings, e.g. ``[skills.settings.my-skill] env = ["GITHUB_TOKEN"]``
+    settings: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    prompt_budget: int = 8000
+    strict: bool = False
+    #: processes a cold discovery of a large tree may parse with (0: one per
+    #: available CPU; 1: never fork). See ``skills/_parallel.py``.
+    discovery_workers: int = Field(default=0, ge=0)
+    script_timeout: float = 30.0
+    output_cap: int = 1024 * 1024
+    #: "off" refuses code skills; "sandboxed": untrusted ones run out of process in the
+    #: sandbox ("audit", "on": old names for it). Trust is by content hash
+    #: (`skilldeck skills trust NAME`), never by name: see skills/codetrust.py
+    code_skills: Literal["sandboxed", "audit", "on", "off"] = "sandboxed"
+    #: obsolete (trust by name); kept so old configs load, it grants nothing
+    trusted: list[str] = Field(default_factory=list)
+    dynamic_context: bool = True
+    #: what composition does when one skill allows a tool another forbids
+    conflicts: Literal["resolve", "reject"] = "resolve"
+    coding_pipeline: list[str] = Field(
+        default_factory=lambda: ["specification-engine", "opencode-implementer"]
+    )
+    hints: HintSettings = Field(default_factory=HintSettings)
+    #: fuse sentence embeddings into skill routing (needs ``skilldeck[embeddings]``)
+    match_embeddings: bool = False
+
+
+class ModelSettings(BaseModel):
+    default: str | None = None
+    base_url: str | None = None
+    #: context window per model name (``provider:model`` or bare model) in tokens
+    context_windows: dict[str, int] = Field(default_factory=dict)
+    max_retries: int = 3
+    request_timeout: float = 120.0
+    #: cap on tokens per model answer; None = provider default (Anthropic requires one: 8192)
+    max_output_tokens: int | None = None
+
+
+class AgentSettings(BaseModel):
+    max_turns: int = 25
+    context_fraction: float = 0.7
+    tool_output_limit: int = 30_000
+    max_depth: int = Field(default=1, ge=0, le=3)
+    max_concurrent_subagents: int = 4
+    max_tool_calls: int | None = None
+    max_tokens: int | None = None
+    max_wall_seconds: float | None = None
+
+
+class PermissionSettings(BaseModel):
+    mode: Literal["default", "acceptEdits", "plan", "bypassPermissions"] = "default"
+    allow: list[str] = Field(default_factory=list)
+    ask: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+
+
+class SandboxSettings(BaseModel):
+    mode: Literal["auto", "required", "off"] = "auto"
+    network: bool = False
+
+
+class MCPServerConfig(BaseModel):
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    url: str | None = None
+
+
+class MCPSettings(BaseModel):
+    servers: dict[str, MCPServerConfig] = Field(default_factory=dict)
+    #: whether `skilldeck mcp serve` exposes run_skill_script
+    allow_scripts: bool = False
+
+
+class Settings(HomePaths, BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="SKILLDECK_", env_nested_delimiter="__", extra="ignore"
+    )
+
+    home: Path = Field(default_factory=skilldeck_home)
+    workspace: Path = Field(default_factory=Path.cwd)
+    model: str | None = None
+    skills: SkillSettings = Field(default_factory=SkillSettings)
+    models: ModelSettings = Field(default_factory=ModelSettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+    permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    mcp: MCPSettings = Field(default_factory=MCPSettings)
+    #: what :func:`load_settings` built these from (None: made directly, read on need)
+    _layers: Layers | None = PrivateAttr(default=None)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings)
+
+    def skill_settings(self, name: str) -> dict[str, Any]:
+        return dict(self.skills.settings.get(name, {}))
+
+    @property
+    def layers(self) -> Layers:
+        """The layers these settings came from; for settings made directly, the files
+        of ``home`` and ``workspace`` read now (once) — the environment and arguments
+        are then this object's own values, not re-read."""
+        if self._layers is None:
+            self._layers = read_layers(workspace=self.workspace, home=self.home)
+        return self._layers
+
+    @property
+    def workspace_trust(self) -> Assessment:
+        """Whether this workspace's own config and skills count (asked of the trust
+        store on first use when these settings were not built by load_settings)."""
+        return self.layers.trust
+
+    @property
+    def workspace_trusted(self) -> bool:
+        return self.workspace_trust.trusted
+
+    def config_tables(self) -> list[dict[str, Any]]:
+        """The config files in effect, lowest precedence first: the user's, then the
+        workspace's when it is trusted — as read when these settings were loaded
+        (the workspace's parsed from the bytes the trust decision hashed)."""
+        return [layer.data for layer in self.layers.files]
