@@ -145,7 +145,14 @@ class ToolServices:
             self.extra[key] = value
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self.get(key) is not None
+        if not isinstance(key, str):
+            return False
+        value = self.get(key)
+        return value is not None and value is not False  # an unset flag is absent
+
+    def keys(self) -> list[str]:
+        """The names set (so ``{**services}`` still gives the old dict)."""
+        return [k for k in (*sorted(_SERVICE_FIELDS), *self.extra) if k in self]
 
 
 _SERVICE_FIELDS = frozenset(f.name for f in fields(ToolServices)) - {"extra"}
