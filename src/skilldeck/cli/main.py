@@ -96,6 +96,15 @@ def _print_version() -> None:
     sys.stdout.write(f"skilldeck {__version__}\n")
 
 
+def _show_version(value: bool) -> None:
+    """``--version``: checked while the options are parsed, before a command is needed."""
+    import typer
+
+    if value:
+        _print_version()
+        raise typer.Exit(0)
+
+
 def _root_callback() -> Callable[[bool], None]:
     """The root callback with its ``--version`` option (typer reads the signature)."""
     import typer
@@ -104,13 +113,12 @@ def _root_callback() -> Callable[[bool], None]:
         version: bool = typer.Option(
             False,
             *_VERSION_FLAGS,
+            callback=_show_version,
             is_eager=True,
             help="Show skilldeck's version and exit.",
         ),
     ) -> None:
-        if version:
-            _print_version()
-            raise typer.Exit(0)
+        del version  # handled by its callback
 
     root.__doc__ = _HELP
     return root
