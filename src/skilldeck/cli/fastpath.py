@@ -22,6 +22,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from skilldeck.errors import SkilldeckError
+from skilldeck.settings import read_layers, view_from_layers
+from skilldeck.skills.registry import SkillRegistry
+
 if TYPE_CHECKING:
     from skilldeck.config import Settings
     from skilldeck.skills.diagnostics import Diagnostic
@@ -73,8 +77,6 @@ def _parse(args: list[str]) -> tuple[list[Path], bool, bool] | None:
 
 
 def _list(roots: list[Path], *, no_defaults: bool, all_: bool) -> int:
-    from skilldeck.errors import SkilldeckError
-
     for root in roots:
         if not root.is_dir():
             return _fail(f"--root {root}: not a folder.", code=2)
@@ -92,9 +94,6 @@ def _list(roots: list[Path], *, no_defaults: bool, all_: bool) -> int:
 def _rows(
     roots: list[Path], *, no_defaults: bool, all_: bool
 ) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
-    from skilldeck.settings import read_layers, view_from_layers
-    from skilldeck.skills.registry import SkillRegistry
-
     layers = read_layers()  # each config file read once, for the view or the full path
     view = view_from_layers(layers, os.environ)
     settings: Settings
@@ -103,7 +102,7 @@ def _rows(
         # registry's parameter is typed Settings, which it cannot subclass without pydantic
         settings = cast("Settings", view)
     else:
-        from skilldeck.settings.load import settings_from_layers
+        from skilldeck.settings.load import settings_from_layers  # lazy: pydantic, on need
 
         settings = settings_from_layers(layers)
     registry = SkillRegistry.discover(settings, roots=roots, no_defaults=no_defaults)

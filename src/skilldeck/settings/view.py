@@ -81,8 +81,7 @@ class SettingsView(HomePaths):
     def full(self) -> Settings:
         """The complete Settings for these layers (built once, on first need)."""
         if self._full is None:
-            # pydantic: the import this view exists to avoid, paid only on need
-            from skilldeck.settings.load import settings_from_layers
+            from skilldeck.settings.load import settings_from_layers  # lazy: pydantic, on need
 
             self._full = settings_from_layers(self.layers)
         return self._full
