@@ -143,7 +143,12 @@ def _plan(tag: str) -> list[dict[str, Any]]:
     ]
 
 
-def _spawner(skills: list[str], child_skill: str) -> Callable[[str], list[dict[str, Any]]]:
+def _spawner(
+    skills: list[str], child_skill: str, *, background: bool = False
+) -> Callable[[str], list[dict[str, Any]]]:
+    """A Task call; a background child (its own thread and event loop) is awaited
+    with TaskOutput before the parent goes on."""
+
     def script(tag: str) -> list[dict[str, Any]]:
         task = call(
             f"{tag}-task",
@@ -151,10 +156,13 @@ def _spawner(skills: list[str], child_skill: str) -> Callable[[str], list[dict[s
             description=f"help {tag}",
             prompt=f"child of {tag}",
             skills=skills,
+            run_in_background=background,
         )
         child = f"child of {tag}"
+        wait = [{"tool_calls": [call(f"{tag}-out", "TaskOutput", task_id="task_1")]}]
         return [
             {"tool_calls": [todo(tag, "parent"), task]},
+            *(wait if background else []),
             {"for": child, "tool_calls": [todo(tag, "child")]},
             {"for": child, "tool_calls": [call(f"{tag}-cs", "Skill", skill=child_skill)]},
             {"for": child, "text": f"{tag} child done"},
@@ -232,6 +240,14 @@ PROFILES: tuple[Profile, ...] = (
         allow=("Bash(echo:*)",),
         deny=("WebFetch", "Write"),
         succeeds=("b",),
+    ),
+    Profile(
+        "spawn-background",
+        "bypassPermissions",
+        _spawner(["reader"], "needs-bash", background=True),  # a child in another thread
+        child=True,
+        fails=("cs",),
+        succeeds=("task", "out", "b"),
     ),
     Profile(
         "spawn-general",

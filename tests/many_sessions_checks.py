@@ -24,6 +24,7 @@ EXACT_TOOLS: dict[str, set[str]] = {
     "composed-shell": {"Bash", "Read", "Skill", "TodoWrite"},
     "composed-writer": {"Read", "Write", "Skill", "TodoWrite"},
     "spawn-reader/child": {"Read", "Grep", "Skill", "TodoWrite"},
+    "spawn-background/child": {"Read", "Grep", "Skill", "TodoWrite"},
 }
 LACKS_TOOLS: dict[str, set[str]] = {
     "no-bash": {"Bash"},
