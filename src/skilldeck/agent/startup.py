@@ -68,7 +68,11 @@ def prompt_builder(
             tools=tool_names,
             max_turns=max_turns,
             instructions=instructions,
-            skills_block=skills_block(registry, task, budget=budget) if list_skills else "",
+            skills_block=(
+                skills_block(registry, task, budget=budget, tools=set(tool_names))
+                if list_skills
+                else ""
+            ),
             memory=load_memory(settings, agent=memory_folder(settings, agent), cwd=cwd),
         )
 
@@ -81,14 +85,18 @@ def memory_folder(settings: Settings, agent: str) -> str:
     return _memory_path(settings.home, agent).name
 
 
-def skills_block(registry: SkillRegistry, task: str, *, budget: int) -> str:
-    """The level-1 block; ranked by relevance to ``task`` only when it must shorten."""
+def skills_block(
+    registry: SkillRegistry, task: str, *, budget: int, tools: set[str] | None = None
+) -> str:
+    """The level-1 block; ranked by relevance to ``task`` only when it must shorten.
+    ``tools`` (this agent's tool names) leaves out skills whose ``requires-tools`` it
+    lacks, computed for this block only (never written on the shared skills)."""
     skills = registry.list()
-    whole = render_available_skills(skills, budget=sys.maxsize)
+    whole = render_available_skills(skills, budget=sys.maxsize, tools=tools)
     if len(whole) <= budget:  # everything fits in full: no ranking needed
         return whole
     ranked = registry_ranking(registry, task, k=RANK_K)
-    return render_available_skills(skills, budget=budget, ranked=ranked)
+    return render_available_skills(skills, budget=budget, ranked=ranked, tools=tools)
 
 
 def hinter(settings: Settings, registry: SkillRegistry, *, enabled: bool | None) -> Hinter | None:

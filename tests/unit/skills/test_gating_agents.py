@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from skilldeck.agent.startup import skills_block
 from skilldeck.config import Settings
 from skilldeck.skills.disclosure import render_available_skills
 from skilldeck.skills.gating import apply_gating, unavailable_for
@@ -105,3 +106,19 @@ def test_unavailable_for_joins_tools_then_machine(tmp_path: Path) -> None:
 def test_apply_gating_refuses_to_write_an_agents_tool_set(tmp_path: Path) -> None:
     with pytest.raises(TypeError):
         apply_gating([add_skill(tmp_path, "x")], available_tools={"Read"})
+
+
+def test_system_prompt_blocks_of_parent_and_child_interleaved(registry: SkillRegistry) -> None:
+    """The system prompt's level-1 block (agent/startup.skills_block) of each agent
+    follows its own tools, whatever the other agent's Skill tool did in between."""
+    parent_tools, child_tools = {"Bash", "Read", "Skill"}, {"Read", "Skill"}
+    child_tool = SkillTool(registry, available_tools=child_tools)
+    parent_tool = SkillTool(registry, available_tools=parent_tools)
+    for _ in range(2):
+        child_tool.describe()
+        assert names(skills_block(registry, "t", budget=8000, tools=parent_tools)) == {
+            "shell-work",
+            "reading",
+        }
+        parent_tool.describe()
+        assert names(skills_block(registry, "t", budget=8000, tools=child_tools)) == {"reading"}
