@@ -60,7 +60,7 @@ QUICK = {
     "loop": ["--turns", "100", "--repeat", "3"],
     "routing": ["--synthetic", "0", "--repeat", "2"],
 }
-#: top-level keys that describe the run, not the code
+#: keys (at any depth) that describe the run, not the code
 SKIPPED = frozenset({"meta", "machine", "targets", "threshold", "repeat", "cpus"})
 #: figures of code that is the same in both trees: the machine's noise, not a change
 CONTROLS = (
@@ -156,7 +156,7 @@ def flatten(data: Any, prefix: str = "") -> Iterator[tuple[str, float]]:
     named by their ``tree``/``name`` when they have one."""
     if isinstance(data, dict):
         for key, value in data.items():
-            if prefix or key not in SKIPPED:
+            if key not in SKIPPED:
                 yield from flatten(value, f"{prefix}{key}.")
     elif isinstance(data, list):
         for i, item in enumerate(data):
@@ -171,13 +171,13 @@ def kind(key: str) -> str:
     leaf = key.rsplit(".", 1)[-1]
     if any(d in key for d in DERIVED):
         return "info"
-    if any(c in key for c in CONTROLS):
-        return "control"
     if leaf in QUALITY or leaf in LOWER_QUALITY:
-        return "quality"
-    if TIME_RE.search(leaf) or "ms_per_turn" in key:
-        return "time"
-    return "info"
+        what = "quality"
+    elif TIME_RE.search(leaf) or "ms_per_turn" in key:
+        what = "time"
+    else:
+        return "info"  # counts, sizes, settings
+    return "control" if any(c in key for c in CONTROLS) else what
 
 
 def combine(runs: list[dict[str, Any]]) -> dict[str, float]:

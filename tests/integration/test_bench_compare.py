@@ -15,7 +15,9 @@ compare = pytest.importorskip("bench.compare")
 def test_flatten_names_list_items_and_skips_run_metadata() -> None:
     data = {
         "meta": {"started": 1.0},
-        "results": [{"tree": "corpus", "cold_s": 0.5, "ok": True, "medians": {"cold_s": 0.6}}],
+        "results": [
+            {"tree": "corpus", "cold_s": 0.5, "ok": True, "medians": {"cold_s": 0.6}, "cpus": 2}
+        ],
         "loop": {"ms_per_turn": {"baseline": 0.2, "agent_disk_db": 0.8}},
     }
     assert dict(compare.flatten(data)) == {
@@ -40,6 +42,8 @@ def test_flatten_names_list_items_and_skips_run_metadata() -> None:
         ("systems.skilldeck.latency_3200.p99_ms", "time"),
         ("systems.bm25-name-desc.latency_3200.p99_ms", "control"),
         ("corpus_skills", "info"),
+        ("results.corpus.skills_ref_loaded", "info"),
+        ("systems.keyword-overlap.all.top1", "control"),
     ],
 )
 def test_kind(key: str, kind: str) -> None:
