@@ -173,7 +173,7 @@ def kind(key: str) -> str:
         return "info"
     if leaf in QUALITY or leaf in LOWER_QUALITY:
         what = "quality"
-    elif TIME_RE.search(leaf) or "ms_per_turn" in key:
+    elif any(TIME_RE.search(part) for part in key.split(".")) or "ms_per_turn" in key:
         what = "time"
     else:
         return "info"  # counts, sizes, settings
@@ -231,19 +231,24 @@ def measure(
 def table(
     name: str, old: dict[str, float], new: dict[str, float], args: Any
 ) -> list[dict[str, Any]]:
-    """The rows of one benchmark (printed, and returned for the JSON)."""
-    rows = []
+    """The rows of one benchmark (printed, and returned for the JSON). Counts and
+    derived ratios are shown only with ``--all``; so are accuracy figures that are
+    the same in both trees (they are summed up in one line instead)."""
+    rows, same = [], 0
     print(f"\n{name}")
     print(f"  {'figure':58} {'old':>12} {'new':>12} {'new/old':>8}  {'kind':8}")
     for key in sorted(old.keys() & new.keys()):
-        what = kind(key)
-        if what == "info" and not args.all:
-            continue
-        o, n = old[key], new[key]
-        ratio = n / o if o else float("nan")
+        what, o, n = kind(key), old[key], new[key]
+        ratio = 1.0 if o == n else n / o if o else float("nan")
         flag = verdict(key, o, n, args.threshold)
-        print(f"  {key[:58]:58} {o:12.5g} {n:12.5g} {ratio:8.3f}  {what:8} {flag}")
         rows.append({"figure": key, "old": o, "new": n, "ratio": ratio, "kind": what, "flag": flag})
+        accuracy = key.rsplit(".", 1)[-1] in QUALITY | LOWER_QUALITY
+        if not args.all and (what == "info" or (accuracy and o == n)):
+            same += accuracy and o == n
+            continue
+        print(f"  {key[:58]:58} {o:12.5g} {n:12.5g} {ratio:8.3f}  {what:8} {flag}")
+    if same:
+        print(f"  ({same} accuracy figures identical in both trees; --all shows them)")
     for key in sorted(old.keys() ^ new.keys()):
         side = "old" if key in old else "new"
         print(f"  {key[:58]:58} only in {side}")

@@ -42,6 +42,7 @@ def test_flatten_names_list_items_and_skips_run_metadata() -> None:
         ("systems.skilldeck.latency_3200.p99_ms", "time"),
         ("systems.bm25-name-desc.latency_3200.p99_ms", "control"),
         ("corpus_skills", "info"),
+        ("build_seconds.skilldeck", "time"),
         ("results.corpus.skills_ref_loaded", "info"),
         ("systems.keyword-overlap.all.top1", "control"),
     ],
