@@ -41,15 +41,6 @@ from skilldeck.llm.messages import UserMessage
 from skilldeck.llm.scripted import ScriptedModel, ScriptedRequest
 from skilldeck.skills.registry import SkillRegistry
 
-#: issue 16: gating by ``requires-tools`` writes one agent's verdict onto the shared
-#: ``Skill`` objects, so a session's system prompt lists what the last agent to gate
-#: (here a Bash-less sub-agent of another session) could use, not what it can use
-GATING_BUG = (
-    "issue 16 bug: requires-tools gating is written onto the registry's shared Skill "
-    "objects (skills/gating.py apply_gating, tools/skill_tool.py), so a session's "
-    "level-1 block follows whichever agent gated last"
-)
-
 #: the shared skills: name -> (frontmatter lines, the tools ``requires-tools`` names)
 SKILLS: dict[str, tuple[str, frozenset[str]]] = {
     "echo-grant": ("allowed-tools: Bash(echo:*)\nrequires-tools: [Bash]\n", frozenset({"Bash"})),

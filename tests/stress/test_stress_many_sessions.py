@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 import stress_helpers as H
 
-from many_sessions import GATING_BUG, House, house_fixture
+from many_sessions import House, house_fixture
 from many_sessions_checks import (
     event_problems,
     gating_problems,
@@ -56,10 +56,12 @@ def test_no_session_holds_another_sessions_grants(house: tuple[House, SessionSto
     _check("grant", grant_problems(*house))
 
 
-@pytest.mark.xfail(strict=False, reason=GATING_BUG)
 def test_each_level1_block_lists_exactly_what_its_own_tools_allow(
     house: tuple[House, SessionStore],
 ) -> None:
+    """Failed before 472e0ab (issue 16): requires-tools gating was written onto the
+    registry's shared Skill objects, so a session's system prompt listed what the last
+    agent to gate (a Bash-less sub-agent of another session) could use."""
     _check("gating", gating_problems(house[0]))
 
 
