@@ -10,12 +10,14 @@ more than that. So this runs each chosen benchmark for two trees in one invocati
 * **new** — the working tree as it is (uncommitted edits included), or ``--new REV``.
 
 Each benchmark runs in a fresh interpreter (``python -m bench NAME``) with ``cwd`` at
-that tree's copy of ``bench/`` and ``PYTHONPATH`` at its ``src/``, so both sides run
-the same benchmark code each tree ships, against their own library. Runs alternate
+that tree's copy of ``bench/`` and ``PYTHONPATH`` at its ``src/``: each side runs the
+benchmark as its own tree ships it, against its own library (a benchmark edited
+since the baseline measures differently: check ``git diff REV -- bench``). Runs alternate
 old/new (and the order flips every round) so both share the machine's noise; a
 figure is the best of the rounds for times (noise only ever adds time), the median
 otherwise. The benchmarks write their JSON into their tree's ``bench/results/``; this
-reads it back, flattens it, and prints every figure old vs new with new/old:
+reads it back, flattens it, and prints the figures old vs new with new/old (counts,
+derived ratios and accuracy figures equal on both sides only with ``--all``):
 
 * **time** (``*_s``, ``*_ms``, ``*seconds``, per-turn milliseconds) of skilldeck's code:
   lower is better; a ratio above 1.05 is flagged ``REGRESSION``;
