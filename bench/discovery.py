@@ -134,7 +134,7 @@ def _age(tree: Path, *, seconds: int) -> None:
 
 
 def skill_folders(root: Path) -> list[Path]:
-    from skilldeck.skills.discover import walk_tree
+    from skilldeck.skills.discovery.discover import walk_tree
 
     tree = walk_tree(root)
     return [(root / rel).parent for rel in tree.skill_mds]
@@ -196,9 +196,9 @@ def bench_skills_ref(folders: list[Path], repeat: int) -> tuple[Timing, int]:
 def bench_per_folder(folders: list[Path], repeat: int) -> Timing:
     """skilldeck's per-file loader (what discovery calls for each SKILL.md) over the
     folder list skills-ref gets, finding each SKILL.md the way skills-ref does."""
-    from skilldeck.skills.parse import find_skill_md
-    from skilldeck.skills.skill import SkillSource
-    from skilldeck.skills.validate import load_for_discovery
+    from skilldeck.skills.format.parse import find_skill_md
+    from skilldeck.skills.format.validate import load_for_discovery
+    from skilldeck.skills.model.skill import SkillSource
 
     def run() -> list[Any]:
         loaded = []
@@ -217,7 +217,7 @@ def bench_per_folder(folders: list[Path], repeat: int) -> Timing:
 
 def bench_skilldeck(root: Path, home: Path, repeat: int) -> dict[str, Any]:
     from skilldeck.config import load_settings
-    from skilldeck.skills.registry import SkillRegistry
+    from skilldeck.skills.registry.registry import SkillRegistry
 
     settings = load_settings(home=home, workspace=home)
     one_cpu = load_settings(home=home, workspace=home, skills={"discovery_workers": 1})
@@ -277,7 +277,7 @@ def bench_cli(root: Path, home: Path, repeat: int) -> Timing:
 def bench_floor(root: Path, repeat: int) -> tuple[Timing, Timing]:
     """The system calls a cold and a warm discovery of ``root`` cannot avoid, timed
     bare (see the module docs): ``(cold, warm)``."""
-    from skilldeck.skills.walk import walk_tree
+    from skilldeck.skills.discovery.walk import walk_tree
 
     tree = walk_tree(root)
     prefix = str(root).rstrip(os.sep) + os.sep
@@ -356,7 +356,7 @@ def measure(label: str, root: Path, *, repeat: int, ref_repeat: int) -> dict[str
 
 
 def _available_cpus() -> int:
-    from skilldeck.skills._forked import available_cpus
+    from skilldeck.skills.discovery._forked import available_cpus
 
     return available_cpus()
 

@@ -37,9 +37,9 @@ import anyio
 
 from skilldeck.config import Settings
 from skilldeck.sandbox import bwrap_argv, probe_sandbox
-from skilldeck.skills.runner import ScriptRunner
-from skilldeck.skills.skill import Skill, SkillKind
-from skilldeck.skills.spec import SkillMetadata
+from skilldeck.skills.execution.runner import ScriptRunner
+from skilldeck.skills.model.skill import Skill, SkillKind
+from skilldeck.skills.model.spec import SkillMetadata
 
 RESULTS = Path(__file__).resolve().parent / "results" / "runner.json"
 SCRIPT = "import json, sys\nprint(json.dumps(json.loads(sys.argv[1])))\n"

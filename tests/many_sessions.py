@@ -39,7 +39,7 @@ from skilldeck.agent.session import SessionStore
 from skilldeck.config import Settings, load_settings
 from skilldeck.llm.messages import UserMessage
 from skilldeck.llm.scripted import ScriptedModel, ScriptedRequest
-from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.registry.registry import SkillRegistry
 
 #: the shared skills: name -> (frontmatter lines, the tools ``requires-tools`` names)
 SKILLS: dict[str, tuple[str, frozenset[str]]] = {

@@ -108,7 +108,7 @@ def _rankers(skills: list[Any], *, embeddings: bool) -> tuple[list[Ranker], dict
         build[ranker.name] = _since(started)
         rankers.append(ranker)
     if embeddings:
-        from skilldeck.skills._embeddings import load_embedder
+        from skilldeck.skills.routing._embeddings import load_embedder
 
         started = time.perf_counter()
         fused = Skilldeck.build(skills, name="skilldeck+embeddings", embedder=load_embedder())
@@ -141,7 +141,7 @@ def _evaluate(
 
 def _synthetic(skills: list[Any], count: int, texts: list[str], repeat: int) -> dict[str, Any]:
     """Latency on a generated catalog; also cold build, cache write and warm load."""
-    from skilldeck.skills.match import SkillMatcher
+    from skilldeck.skills.routing.match import SkillMatcher
 
     started = time.perf_counter()
     catalog = synthetic_catalog(skills, count)

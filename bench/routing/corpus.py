@@ -7,8 +7,8 @@ import re
 import tempfile
 from pathlib import Path
 
-from skilldeck.skills.skill import Skill, SkillSource
-from skilldeck.skills.spec import SkillMetadata
+from skilldeck.skills.model.skill import Skill, SkillSource
+from skilldeck.skills.model.spec import SkillMetadata
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO.parent / "shared" / "corpus"
@@ -19,7 +19,7 @@ def load_corpus(root: Path = CORPUS) -> list[Skill]:
     """Every skill folder under ``root`` — all copies, not just one per name — through
     skilldeck's own discovery (frontmatter only; bodies stay on disk until indexed)."""
     from skilldeck.config import load_settings
-    from skilldeck.skills.discover import discover
+    from skilldeck.skills.discovery.discover import discover
 
     with tempfile.TemporaryDirectory(prefix="routing-bench-") as home:
         settings = load_settings(home=Path(home), workspace=Path(home))

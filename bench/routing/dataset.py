@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from skilldeck.skills.skill import Skill
+from skilldeck.skills.model.skill import Skill
 
 DEVSET = Path(__file__).resolve().parent / "devset.jsonl"
 

@@ -7,7 +7,7 @@
 * ``bm25-name-desc`` — off-the-shelf BM25 (bm25s, Lucene variant, its English
   stopwords and tokeniser) over name + description only: what routing on the
   ``<available_skills>`` text alone achieves.
-* ``skilldeck`` — :class:`skilldeck.skills.match.SkillMatcher` (BM25F over all
+* ``skilldeck`` — :class:`skilldeck.skills.routing.match.SkillMatcher` (BM25F over all
   fields and the body, skilldeck's tokeniser).
 """
 
@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from skilldeck.skills.skill import Skill
+from skilldeck.skills.model.skill import Skill
 
 if TYPE_CHECKING:
-    from skilldeck.skills.match import SkillMatcher
+    from skilldeck.skills.routing.match import SkillMatcher
 
 
 class Ranker(Protocol):
@@ -37,7 +37,7 @@ class KeywordOverlap:
     name = "keyword-overlap"
 
     def __init__(self, skills: Sequence[Skill]) -> None:
-        from skilldeck.skills.codeskill import keyword_score
+        from skilldeck.skills.code.codeskill import keyword_score
 
         self._score = keyword_score
         self.skills = list(skills)
@@ -89,7 +89,7 @@ class BM25NameDescription:
 
 
 class Skilldeck:
-    """skilldeck's :class:`~skilldeck.skills.match.SkillMatcher`."""
+    """skilldeck's :class:`~skilldeck.skills.routing.match.SkillMatcher`."""
 
     def __init__(self, matcher: SkillMatcher, *, name: str = "skilldeck") -> None:
         self.matcher = matcher
@@ -99,7 +99,7 @@ class Skilldeck:
     def build(
         cls, skills: Sequence[Skill], *, name: str = "skilldeck", **options: Any
     ) -> Skilldeck:
-        from skilldeck.skills.match import SkillMatcher
+        from skilldeck.skills.routing.match import SkillMatcher
 
         return cls(SkillMatcher.from_skills(skills, **options), name=name)
 

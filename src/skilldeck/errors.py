@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from skilldeck.skills.diagnostics import Diagnostic
+    from skilldeck.skills.model.diagnostics import Diagnostic
 
 __all__ = [
     "AgentNotFoundError",

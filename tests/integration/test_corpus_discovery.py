@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from skilldeck.config import load_settings
-from skilldeck.skills import validate
-from skilldeck.skills.registry import EntryStatus, SkillRegistry
+from skilldeck.skills.format import validate
+from skilldeck.skills.registry.registry import EntryStatus, SkillRegistry
 
 pytestmark = pytest.mark.corpus
 
@@ -133,7 +133,7 @@ def test_parallel_cold_discovery_equals_one_process(
     an idle thread another test left behind would otherwise keep discovery serial."""
     import sys
 
-    from skilldeck.skills import _forked, _parallel
+    from skilldeck.skills.discovery import _forked, _parallel
 
     if not sys.platform.startswith("linux"):
         pytest.skip("forking workers needs Linux")

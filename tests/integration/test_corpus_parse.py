@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from skilldeck.compat import skills_ref as compat
-from skilldeck.skills import _yamlnodes
-from skilldeck.skills._fastyaml import parse_simple
-from skilldeck.skills._rules import RULES
-from skilldeck.skills.parse import parse_skill_md
-from skilldeck.skills.validate import load_skill
+from skilldeck.skills.format import _yamlnodes
+from skilldeck.skills.format._fastyaml import parse_simple
+from skilldeck.skills.format._rules import RULES
+from skilldeck.skills.format.parse import parse_skill_md
+from skilldeck.skills.format.validate import load_skill
 
 pytestmark = pytest.mark.corpus
 

@@ -26,7 +26,7 @@ import pytest
 import stress_helpers as H
 
 from skilldeck.config import read_toml
-from skilldeck.skills.lockfile import LockFile
+from skilldeck.skills.packaging.lockfile import LockFile
 
 TURNS = H.scale(10, 16)
 TRIALS = H.scale(6, 60)
@@ -168,7 +168,7 @@ while True:
     "lock": f"""
 import sys
 from pathlib import Path
-from skilldeck.skills.lockfile import LockEntry, LockFile
+from skilldeck.skills.packaging.lockfile import LockEntry, LockFile
 path, n = Path(sys.argv[1]), 0
 lock = LockFile(path)
 while True:

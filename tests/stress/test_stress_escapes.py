@@ -2,7 +2,7 @@
 read or change anything outside.
 
 The per-vector unit tests live next to their modules (``tests/unit/tools/
-test_tool_escapes.py``, ``test_tool_paths.py``, ``tests/unit/skills/test_package.py``,
+test_tool_escapes.py``, ``test_tool_paths.py``, ``tests/unit/skills/packaging/test_package.py``,
 ``tests/unit/hardening/``); this suite throws a wider matrix at every entry point, runs
 check/use races against a thread that keeps swapping a folder for a symlink, and
 reports the totals (``escape_attempts``, ``escape_attempts_refused``, ``escapes`` = 0).
@@ -29,9 +29,9 @@ from skilldeck.config import Settings, load_settings
 from skilldeck.errors import PackageError, SkilldeckError
 from skilldeck.mcp.catalog import resource_text
 from skilldeck.sandbox import probe_sandbox
-from skilldeck.skills.lockfile import skills_root
-from skilldeck.skills.package import install
-from skilldeck.skills.validate import load_skill
+from skilldeck.skills.format.validate import load_skill
+from skilldeck.skills.packaging.lockfile import skills_root
+from skilldeck.skills.packaging.package import install
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
 from skilldeck.tools.bash import BashTool
 from skilldeck.tools.files import READ_STATE, EditTool, MultiEditTool, ReadTool, WriteTool

@@ -68,7 +68,7 @@ from skilldeck.llm.client import ModelLLMClient
 from skilldeck.llm.factory import make_model
 from skilldeck.llm.messages import Model
 from skilldeck.settings.precedence import resolve_model
-from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.registry.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolRegistry, ToolServices
 
 #: kept for callers of the old path (now in ``agent/startup.py``)

@@ -42,7 +42,7 @@ from skilldeck.agent.gate import (
 )
 from skilldeck.agent.permissions import SkillAwareGate
 from skilldeck.llm.messages import ToolCall
-from skilldeck.skills.pathrules import tool_path_key
+from skilldeck.skills.rules.pathrules import tool_path_key
 from skilldeck.tools.base import PathFilter, PathVerdict, ToolContext, ToolRegistry, ToolResult
 
 log = logging.getLogger(__name__)

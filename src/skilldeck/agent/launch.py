@@ -40,8 +40,8 @@ from skilldeck.agent.permissions import (
 )
 from skilldeck.config import Settings
 from skilldeck.errors import ConfigError, SessionError
-from skilldeck.skills.policy import ToolPolicy
-from skilldeck.skills.toolrules import ToolRule, parse_rules
+from skilldeck.skills.policy.policy import ToolPolicy
+from skilldeck.skills.rules.toolrules import ToolRule, parse_rules
 
 __all__ = [
     "LAUNCH_KEY",

@@ -60,8 +60,8 @@ from skilldeck.llm.messages import (
     Usage,
     UserMessage,
 )
-from skilldeck.skills.policy import ComposedSkill
-from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.policy.policy import ComposedSkill
+from skilldeck.skills.registry.registry import SkillRegistry
 from skilldeck.tools.base import ToolContext, ToolRegistry, ToolResult, ToolServices
 
 __all__ = ["HINT_META", "Agent", "Hinter", "Limits", "RunResult"]

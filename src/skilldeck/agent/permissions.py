@@ -2,7 +2,7 @@
 
 Order of evaluation for one tool call:
 
-1. the active skills' :class:`~skilldeck.skills.policy.ToolPolicy` (a forged call to a
+1. the active skills' :class:`~skilldeck.skills.policy.policy.ToolPolicy` (a forged call to a
    tool outside the composed set is refused before anything else);
 2. ``deny`` rules (config, ``--deny``, skills' forbidden tools loaded at run time) → deny;
    in ``plan`` mode, any tool that is not read-only → deny (no rule or human reopens it);
@@ -31,14 +31,14 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from skilldeck.agent.gate import GateDecision, RememberingGate, ToolGate
 from skilldeck.llm.messages import ToolCall
-from skilldeck.skills.policy import ToolPolicy
-from skilldeck.skills.shellrules import (
+from skilldeck.skills.policy.policy import ToolPolicy
+from skilldeck.skills.rules.shellrules import (
     bash_allow_refusal,
     bash_opaque_reason,
     exact_spec,
     split_shell_command,
 )
-from skilldeck.skills.toolrules import ToolRule, parse_rules
+from skilldeck.skills.rules.toolrules import ToolRule, parse_rules
 from skilldeck.tools.base import ToolContext
 
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]

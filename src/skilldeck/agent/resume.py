@@ -37,7 +37,7 @@ from skilldeck.agent.session import SessionRecord
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import ConfigError
 from skilldeck.llm.messages import Model
-from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.registry.registry import SkillRegistry
 
 __all__ = ["build_agent_for_session", "session_settings"]
 

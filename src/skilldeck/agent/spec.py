@@ -32,7 +32,7 @@ from skilldeck.agent.gate import Approver, ToolGate
 from skilldeck.agent.session import SessionStore
 from skilldeck.config import Settings
 from skilldeck.llm.messages import Model
-from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.registry.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolServices
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ parent's history — and holds only tools its parent holds:
   AGENT.md types: their ``tools`` list, minus ``disallowed-tools``);
 * injected skills are validated first (``skills.policy.validate_skill_set``); an
   invalid set is refused with its diagnostics and nothing is spawned; a valid one is
-  composed and its :class:`~skilldeck.skills.policy.ToolPolicy` narrows the set again
+  composed and its :class:`~skilldeck.skills.policy.policy.ToolPolicy` narrows the set again
   (the most restrictive rule wins);
 * every call of the child still passes the parent's gate (its deny rules, asks and
   the parent's own skill policy), so nothing a child does escapes the parent's rules;
@@ -71,9 +71,9 @@ from skilldeck.agent.toolset import BOUND, SPAWNING, narrow, read_only_policy, t
 from skilldeck.config import Settings
 from skilldeck.errors import ConfigError, PolicyError, SkillNotFoundError, ToolError
 from skilldeck.llm.messages import Model
-from skilldeck.skills.diagnostics import Diagnostic, Severity
-from skilldeck.skills.policy import ComposedSkill, ToolPolicy
-from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.model.diagnostics import Diagnostic, Severity
+from skilldeck.skills.policy.policy import ComposedSkill, ToolPolicy
+from skilldeck.skills.registry.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolRegistry
 
 if TYPE_CHECKING:

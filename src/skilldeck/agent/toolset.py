@@ -13,7 +13,7 @@ One pipeline decides a tool set, for the main agent and for every sub-agent
    ``disallowed-tools``; a ``plan`` sub-agent type keeps only read-only tools;
 3. **skills** — a run started with skills gets exactly the composed tool set: the
    tools some skill lists in ``allowed-tools``, minus every tool any skill forbids
-   (:func:`skilldeck.skills.policy.compose`: the most restrictive rule wins, and no
+   (:func:`skilldeck.skills.policy.policy.compose`: the most restrictive rule wins, and no
    skill can grant ``Task``);
 4. **rules** — tools a ``deny`` rule removes entirely are not shown either (a
    sub-agent's calls pass its parent's gate instead);
@@ -47,9 +47,9 @@ from skilldeck.agent.task_tools import Spawner, TaskOutputTool, TaskTool
 from skilldeck.config import Settings
 from skilldeck.errors import ConfigError, PolicyError
 from skilldeck.settings.precedence import file_rules
-from skilldeck.skills.policy import ComposedSkill, ToolPolicy, compose
-from skilldeck.skills.registry import SkillRegistry
-from skilldeck.skills.toolrules import SPAWNING_TOOLS, ToolRule, parse_rules
+from skilldeck.skills.policy.policy import ComposedSkill, ToolPolicy, compose
+from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.rules.toolrules import SPAWNING_TOOLS, ToolRule, parse_rules
 from skilldeck.tools.base import Tool, ToolRegistry
 from skilldeck.tools.builtin import builtin_tools
 from skilldeck.tools.memory import MemoryTool

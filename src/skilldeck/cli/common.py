@@ -30,7 +30,7 @@ from skilldeck.trust import (
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
-    from skilldeck.skills.registry import SkillRegistry
+    from skilldeck.skills.registry.registry import SkillRegistry
 
 RootOption = Annotated[
     list[Path] | None,
@@ -92,7 +92,7 @@ def discover_registry(
 ) -> SkillRegistry:
     """The registry ``--root``/``--no-defaults`` describe, with settings ``overrides``."""
     check_roots(roots, no_defaults)
-    from skilldeck.skills.registry import SkillRegistry  # lazy: only commands that list
+    from skilldeck.skills.registry.registry import SkillRegistry  # lazy: only commands that list
 
     return SkillRegistry.discover(
         settings_from_cli(**overrides), roots=list(roots or ()), no_defaults=no_defaults

@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 from skilldeck.errors import SkilldeckError
 from skilldeck.settings import read_layers, view_from_layers
-from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.registry.registry import SkillRegistry
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
-    from skilldeck.skills.diagnostics import Diagnostic
+    from skilldeck.skills.model.diagnostics import Diagnostic
 
 __all__ = ["try_fast", "write_scan_problems"]
 

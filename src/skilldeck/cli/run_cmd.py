@@ -195,7 +195,7 @@ def permission_flags(
 ) -> dict[str, Any]:
     """The permission options as ``build_agent`` keywords; bad values exit 2."""
     from skilldeck.agent.permissions import MODES
-    from skilldeck.skills.toolrules import parse_rules
+    from skilldeck.skills.rules.toolrules import parse_rules
 
     if mode is not None and mode not in MODES:
         fail(f"--permission-mode {mode!r}: use one of {', '.join(MODES)}.", code=2)

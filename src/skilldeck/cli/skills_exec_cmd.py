@@ -2,8 +2,8 @@
 
 ``run`` uses what the model's ``Skill`` tool uses, so what a user sees here is what
 a model would get: a prompt skill's level 2 from the one load operation
-(:func:`skilldeck.skills.loading.load_skill_for_use`, read as its typed
-:class:`~skilldeck.skills.loading.LoadedSkill`: substitutions and dynamic context), a
+(:func:`skilldeck.skills.execution.loading.load_skill_for_use`, read as its typed
+:class:`~skilldeck.skills.execution.loading.LoadedSkill`: substitutions and dynamic context), a
 script skill's JSON and a code skill's result (:meth:`SkillTool.invoke`). The user
 invoking a skill by name is consent, so skills with ``disable-model-invocation`` run
 here too, and neither dynamic-context commands nor a code skill's tool calls are
@@ -31,7 +31,7 @@ from skilldeck.cli.common import (
 from skilldeck.cli.skills_cmd import invalid_lines
 
 if TYPE_CHECKING:
-    from skilldeck.skills.loading import LoadedSkill
+    from skilldeck.skills.execution.loading import LoadedSkill
     from skilldeck.tools.base import ToolResult
 
 
@@ -69,7 +69,7 @@ def run(
     """Run a script or code skill, or print a prompt skill's rendered instructions."""
     import anyio
 
-    from skilldeck.skills.skill import SkillKind
+    from skilldeck.skills.model.skill import SkillKind
     from skilldeck.tools.base import ToolContext, ToolServices
     from skilldeck.tools.skill_tool import SkillTool, load_in_context
 
@@ -177,7 +177,7 @@ def audit(
     json_: JsonOption = False,
 ) -> None:
     """Statically audit a code skill for risky calls; exit 1 when anything is found."""
-    from skilldeck.skills.audit import audit_path
+    from skilldeck.skills.code.audit import audit_path
 
     target = path
     if not path.exists():

@@ -1,6 +1,6 @@
 """``skilldeck skills pack|keygen|install|verify|uninstall``: share skills as signed packages.
 
-Thin: options → :mod:`skilldeck.skills.package` → a line of output (or ``--json``).
+Thin: options → :mod:`skilldeck.skills.packaging.package` → a line of output (or ``--json``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from skilldeck.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from skilldeck.skills.lockfile import Scope
+    from skilldeck.skills.packaging.lockfile import Scope
 
 
 class ScopeChoice(StrEnum):
@@ -56,9 +56,9 @@ def pack_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Validate a skill and write NAME.skill (zip, Anthropic layout + signed manifest)."""
-    from skilldeck.skills.diagnostics import warnings_of
-    from skilldeck.skills.package import pack
-    from skilldeck.skills.validate import load_skill
+    from skilldeck.skills.format.validate import load_skill
+    from skilldeck.skills.model.diagnostics import warnings_of
+    from skilldeck.skills.packaging.package import pack
 
     path = pack(folder, output=_output_target(output), sign_key=sign)
     _, diagnostics = load_skill(folder)
@@ -93,7 +93,7 @@ def keygen_cmd(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing key.")] = False,
 ) -> None:
     """Make an ed25519 key pair for signing skill packages."""
-    from skilldeck.skills.signing import key_id, keygen, load_public_key
+    from skilldeck.skills.packaging.signing import key_id, keygen, load_public_key
 
     private, public = keygen(out, force=force)
     console = stdout_console()
@@ -114,7 +114,7 @@ def install_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Install a skill package safely and record it in skills.lock."""
-    from skilldeck.skills.package import install
+    from skilldeck.skills.packaging.package import install
 
     result = install(
         source, scope=_scope(scope), verify_key=verify, force=force, settings=settings_from_cli()
@@ -142,7 +142,7 @@ def verify_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Check installed skills against skills.lock; exit 1 if any file changed."""
-    from skilldeck.skills.package import installed, verify
+    from skilldeck.skills.packaging.package import installed, verify
 
     settings = settings_from_cli()
     sc = _scope(scope) if scope else None
@@ -175,7 +175,7 @@ def uninstall_cmd(
     scope: ScopeOption = ScopeChoice.workspace,
 ) -> None:
     """Remove an installed skill and its skills.lock entry."""
-    from skilldeck.skills.package import uninstall
+    from skilldeck.skills.packaging.package import uninstall
 
     path = uninstall(name, scope=_scope(scope), settings=settings_from_cli())
     stdout_console().print(f"Uninstalled {name} ({path})")

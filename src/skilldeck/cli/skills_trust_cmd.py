@@ -22,10 +22,10 @@ from skilldeck.cli.common import (
     print_json,
 )
 from skilldeck.errors import SkilldeckError
-from skilldeck.skills._srcimport import snapshot_code
-from skilldeck.skills.audit import audit_skill
-from skilldeck.skills.codetrust import TrustStore, trust_file
-from skilldeck.skills.skill import SkillKind
+from skilldeck.skills.code._srcimport import snapshot_code
+from skilldeck.skills.code.audit import audit_skill
+from skilldeck.skills.code.codetrust import TrustStore, trust_file
+from skilldeck.skills.model.skill import SkillKind
 
 __all__ = ["register", "trust"]
 

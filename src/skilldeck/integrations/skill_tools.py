@@ -5,12 +5,12 @@ they export to OpenAI/Anthropic function calling and to other frameworks:
 
 * ``list_skills(query?, limit?)`` — the catalog as JSON, ranked when given a query;
 * ``load_skill(name, args?)`` — level 2 through the one load operation
-  (:func:`skilldeck.skills.loading.load_skill_for_use`): instructions with
+  (:func:`skilldeck.skills.execution.loading.load_skill_for_use`): instructions with
   ``$ARGUMENTS`` filled in and the file list; its description carries the
   ``<available_skills>`` block, so the model sees the catalog (level 1) without
   calling anything. Dynamic context (`` !`cmd` ``) runs only through a permission
   gate the host passes (``skill_tools(registry, gate=...)``, a
-  :class:`~skilldeck.skills.loading.CommandGate`); without one, a body that has
+  :class:`~skilldeck.skills.execution.loading.CommandGate`); without one, a body that has
   it is refused with the reason — its commands are never run unvetted;
 * ``read_skill_resource(name, path)`` — level 3, confined to the skill folder;
 * ``run_skill_script(name, input?)`` — the sandboxed script runner; only included
@@ -28,10 +28,10 @@ from pydantic import BaseModel, Field
 from skilldeck.errors import SkilldeckError
 from skilldeck.llm.messages import ToolSpec
 from skilldeck.mcp.catalog import LOAD_SKILL_INTRO, list_skills_payload, resource_text
-from skilldeck.skills.disclosure import render_available_skills
-from skilldeck.skills.loading import CommandGate, load_skill_for_use
-from skilldeck.skills.registry import SkillRegistry
-from skilldeck.skills.skill import Skill
+from skilldeck.skills.execution.disclosure import render_available_skills
+from skilldeck.skills.execution.loading import CommandGate, load_skill_for_use
+from skilldeck.skills.model.skill import Skill
+from skilldeck.skills.registry.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
 from skilldeck.tools.skill_tool import context_runner
 
@@ -162,7 +162,7 @@ class RunSkillScriptTool(_CatalogTool):
     Input: ClassVar[type[BaseModel]] = RunSkillScriptInput
 
     async def answer(self, input: Any, ctx: ToolContext) -> ToolResult:
-        from skilldeck.skills.runner import ScriptRunner
+        from skilldeck.skills.execution.runner import ScriptRunner
 
         skill = self._skill(input.name)
         runner = ScriptRunner(ctx.settings, session_id=ctx.session_id, workspace=ctx.workspace)

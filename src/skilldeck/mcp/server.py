@@ -11,7 +11,7 @@ What a client sees:
   template ``skill://{name}/{path}``);
 * prompts — every user-invocable skill, taking its ``arguments`` string.
 
-Everything is computed from the :class:`~skilldeck.skills.registry.SkillRegistry` at
+Everything is computed from the :class:`~skilldeck.skills.registry.registry.SkillRegistry` at
 request time, so nothing goes stale. A watcher (in the server's lifespan) calls
 ``registry.refresh()`` every ``poll_interval`` seconds and, when a skill appeared,
 changed or went away, sends the list-changed notifications: on the 2026-07-28
@@ -68,10 +68,10 @@ from skilldeck.mcp.catalog import (
     skill_prompt,
     skill_resources,
 )
-from skilldeck.skills.disclosure import render_available_skills
-from skilldeck.skills.loading import LoadedSkill, load_skill_for_use
-from skilldeck.skills.registry import SkillRegistry
-from skilldeck.skills.skill import Skill
+from skilldeck.skills.execution.disclosure import render_available_skills
+from skilldeck.skills.execution.loading import LoadedSkill, load_skill_for_use
+from skilldeck.skills.model.skill import Skill
+from skilldeck.skills.registry.registry import SkillRegistry
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -250,7 +250,7 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
         result. Runs sandboxed, with a timeout and a scrubbed environment."""
         if not self.allow_scripts:
             raise ToolError(SCRIPTS_DISABLED)
-        from skilldeck.skills.runner import ScriptRunner
+        from skilldeck.skills.execution.runner import ScriptRunner
 
         skill = await self._off_loop(self._skill, name)
         runner = ScriptRunner(self.registry.settings, session_id="mcp")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck.errors import ToolError
-from skilldeck.skills.globmatch import GlobMatcher, compile_matcher
+from skilldeck.skills.rules.globmatch import GlobMatcher, compile_matcher
 from skilldeck.tools._guard import Budget
 from skilldeck.tools.base import ToolContext
 from skilldeck.tools.paths import allowed_roots, is_inside
@@ -35,7 +35,7 @@ def compile_glob(pattern: str) -> GlobMatcher:
     ``*`` and ``?`` stay within one path segment, ``**`` spans segments (``**/``
     also matches zero directories), ``[abc]``/``[!abc]`` are classes and
     ``{a,b}`` alternatives (nesting allowed), as in ripgrep and minimatch. The
-    matcher cannot backtrack catastrophically (see :mod:`skilldeck.skills.globmatch`);
+    matcher cannot backtrack catastrophically (see :mod:`skilldeck.skills.rules.globmatch`);
     a pattern whose braces expand too far raises ToolError.
     """
     try:

@@ -24,7 +24,7 @@ import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field
 
 from skilldeck.errors import ToolError
-from skilldeck.skills.globmatch import GlobMatcher
+from skilldeck.skills.rules.globmatch import GlobMatcher
 from skilldeck.tools._grep import (
     FILE_TYPES,
     MAX_GREP_BYTES,

@@ -46,26 +46,26 @@ from pydantic import BaseModel, Field
 from skilldeck.errors import SkilldeckError, SkillNotFoundError, SkillUnavailableError
 from skilldeck.llm.messages import ToolCall, ToolSpec
 from skilldeck.sandbox import Sandbox
-from skilldeck.skills.codeskill import (
+from skilldeck.skills.code.codeskill import (
     SkillContext,
     keyword_score,
     load_code_skill,
     run_code_skill,
 )
-from skilldeck.skills.disclosure import render_available_skills
-from skilldeck.skills.dynamic import ShellRunner, shell_runner
-from skilldeck.skills.loading import (
+from skilldeck.skills.execution.disclosure import render_available_skills
+from skilldeck.skills.execution.dynamic import ShellRunner, shell_runner
+from skilldeck.skills.execution.loading import (
     PLAN_REFUSAL,
     LoadedSkill,
     LoadStatus,
     argument_string,
     load_skill_for_use,
 )
-from skilldeck.skills.registry import SkillRegistry
-from skilldeck.skills.runner import ScriptRunner
-from skilldeck.skills.skill import Skill, SkillKind
-from skilldeck.skills.spec import call_name
-from skilldeck.skills.toolrules import parse_rules
+from skilldeck.skills.execution.runner import ScriptRunner
+from skilldeck.skills.model.skill import Skill, SkillKind
+from skilldeck.skills.model.spec import call_name
+from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.rules.toolrules import parse_rules
 from skilldeck.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 
 if TYPE_CHECKING:
@@ -238,7 +238,7 @@ class SkillTool(Tool):
     def _rank(self, query: str, k: int = 10) -> list[tuple[Skill, float]]:
         """BM25 ranking from skills.match; keyword overlap when it is not installed."""
         try:
-            from skilldeck.skills.match import SkillMatcher
+            from skilldeck.skills.routing.match import SkillMatcher
         except ImportError:
             scored = [
                 (s, keyword_score(query, f"{s.name.replace('-', ' ')} {s.description}"))
@@ -347,7 +347,7 @@ class SkillTool(Tool):
 
 
 class ContextGate:
-    """The :class:`~skilldeck.skills.loading.CommandGate` of a session, from its
+    """The :class:`~skilldeck.skills.execution.loading.CommandGate` of a session, from its
     :class:`ToolContext`: dynamic-context commands are vetted as ``Bash`` calls by
     :func:`check_permission` (the loop's gate, or ``permission_check``), and plan mode
     is read from the gate (:func:`runs_read_only`). Every skilldeck front door that
@@ -379,7 +379,7 @@ def context_runner(ctx: ToolContext, settings: Settings) -> ShellRunner:
 async def load_in_context(
     skill: Skill, raw_args: Any, ctx: ToolContext, *, settings: Settings
 ) -> LoadedSkill:
-    """:func:`~skilldeck.skills.loading.load_skill_for_use` with the session's gate and
+    """:func:`~skilldeck.skills.execution.loading.load_skill_for_use` with the session's gate and
     runner: what the Skill tool, ``run --skill`` and chat ``/skill`` all call."""
     return await load_skill_for_use(
         skill,

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-import skilldeck.skills.hints as hints_module
+import skilldeck.skills.routing.hints as hints_module
 from skilldeck.agent.builder import build, build_agent
 from skilldeck.agent.spec import AgentSpec, Runtime, Scan
 from skilldeck.agent.subagents import SPAWN_TOOLS, SubagentManager
@@ -19,8 +19,8 @@ from skilldeck.agent.toolset import SPAWNING
 from skilldeck.config import load_settings
 from skilldeck.errors import ConfigError
 from skilldeck.llm.scripted import ScriptedModel
-from skilldeck.skills.registry import SkillRegistry
-from skilldeck.skills.toolrules import SPAWNING_TOOLS
+from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.rules.toolrules import SPAWNING_TOOLS
 from skilldeck.tools.base import ToolContext, ToolServices
 
 pytestmark = pytest.mark.anyio

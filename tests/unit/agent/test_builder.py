@@ -18,7 +18,7 @@ from skilldeck.agent.session import SessionStore
 from skilldeck.config import load_settings
 from skilldeck.errors import ModelConfigError, SkillNotFoundError
 from skilldeck.llm.messages import SystemMessage, UserMessage
-from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.registry.registry import SkillRegistry
 
 pytestmark = pytest.mark.anyio
 

@@ -24,7 +24,7 @@ from skilldeck.config import Settings, load_settings
 from skilldeck.errors import ConfigError, PolicyError, SkillNotFoundError
 from skilldeck.llm.messages import SystemMessage
 from skilldeck.llm.scripted import ScriptedModel
-from skilldeck.skills.toolrules import ToolRule
+from skilldeck.skills.rules.toolrules import ToolRule
 from skilldeck.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 from skilldeck.tools.memory import MemoryTool
 

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skilldeck.agent.permissions import PermissionPolicy, Verdict
-from skilldeck.skills.policy import ToolPolicy
-from skilldeck.skills.toolrules import ToolRule
+from skilldeck.skills.policy.policy import ToolPolicy
+from skilldeck.skills.rules.toolrules import ToolRule
 
 WS = Path("/ws")
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from skilldeck.compat import skills_ref as ours
 from skilldeck.errors import SkillError as SkilldeckSkillError
-from skilldeck.skills import _refyaml
+from skilldeck.skills.format import _refyaml
 
 reference = pytest.importorskip("skills_ref")
 pytest.importorskip("skills_ref.parser")

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck.errors import SkilldeckError, SkillParseError
-from skilldeck.skills.parse import ParsedFrontmatter, parse_skill_md
-from skilldeck.skills.validate import load_skill
+from skilldeck.skills.format.parse import ParsedFrontmatter, parse_skill_md
+from skilldeck.skills.format.validate import load_skill
 
 GOOD_FRONTMATTER = "name: {name}\ndescription: A well-formed skill used as a control.\n"
 

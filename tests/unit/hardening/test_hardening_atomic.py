@@ -14,7 +14,7 @@ import pytest
 
 import skilldeck._atomic as atomic
 from skilldeck.config import read_toml, update_config_file
-from skilldeck.skills.lockfile import LockEntry, LockFile
+from skilldeck.skills.packaging.lockfile import LockEntry, LockFile
 
 
 class Boom(BaseException):

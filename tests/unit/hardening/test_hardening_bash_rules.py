@@ -26,10 +26,10 @@ from skilldeck.agent.definitions import BUILTIN_AGENTS
 from skilldeck.agent.permissions import PermissionGate, PermissionPolicy, Verdict
 from skilldeck.config import Settings
 from skilldeck.llm.messages import ToolCall
-from skilldeck.skills.policy import ToolPolicy
-from skilldeck.skills.registry import SkillRegistry
-from skilldeck.skills.toolrules import parse_rules
-from skilldeck.skills.validate import load_skill
+from skilldeck.skills.format.validate import load_skill
+from skilldeck.skills.policy.policy import ToolPolicy
+from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.rules.toolrules import parse_rules
 from skilldeck.tools.base import ToolContext
 from skilldeck.tools.skill_tool import SkillTool
 

@@ -22,19 +22,24 @@ import pytest
 import skilldeck
 from skilldeck.config import Settings
 from skilldeck.sandbox import ProbeResult, Sandbox, probe_sandbox
-from skilldeck.skills._srcimport import snapshot_code
-from skilldeck.skills.codehost import IsolatedCodeSkill
-from skilldeck.skills.codeskill import SkillContext, SkillResult, load_code_skill, run_code_skill
-from skilldeck.skills.codetrust import TrustStore, trust_file
-from skilldeck.skills.registry import SkillRegistry
-from skilldeck.skills.skill import Skill, SkillKind, SkillSource
-from skilldeck.skills.spec import SkillMetadata
+from skilldeck.skills.code._srcimport import snapshot_code
+from skilldeck.skills.code.codehost import IsolatedCodeSkill
+from skilldeck.skills.code.codeskill import (
+    SkillContext,
+    SkillResult,
+    load_code_skill,
+    run_code_skill,
+)
+from skilldeck.skills.code.codetrust import TrustStore, trust_file
+from skilldeck.skills.model.skill import Skill, SkillKind, SkillSource
+from skilldeck.skills.model.spec import SkillMetadata
+from skilldeck.skills.registry.registry import SkillRegistry
 from skilldeck.tools.base import ToolContext
 from skilldeck.tools.skill_tool import SkillTool
 
 pytestmark = pytest.mark.anyio
 
-HEAD = "from skilldeck.skills.codeskill import CodeSkill, SkillResult\nimport os as _o\n"
+HEAD = "from skilldeck.skills.code.codeskill import CodeSkill, SkillResult\nimport os as _o\n"
 TAIL = """
 import skilldeck as _sd
 _sd._pwned = True

@@ -20,8 +20,8 @@ import pytest
 from skilldeck._sandbox_protect import protected_paths
 from skilldeck.config import SandboxSettings, Settings, load_settings
 from skilldeck.sandbox import probe_sandbox
-from skilldeck.skills.lockfile import lock_path, skills_root
-from skilldeck.skills.package import install, verify
+from skilldeck.skills.packaging.lockfile import lock_path, skills_root
+from skilldeck.skills.packaging.package import install, verify
 from skilldeck.tools.base import ToolContext, ToolResult
 from skilldeck.tools.bash import BashTool
 from skilldeck.tools.files import ReadTool, WriteTool

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skilldeck.errors import SkillParseError
-from skilldeck.skills.parse import MAX_FRONTMATTER_BYTES, parse_skill_md, parse_yaml_text
-from skilldeck.skills.spec import KNOWN_FIELDS
-from skilldeck.skills.validate import load_skill
+from skilldeck.skills.format.parse import MAX_FRONTMATTER_BYTES, parse_skill_md, parse_yaml_text
+from skilldeck.skills.format.validate import load_skill
+from skilldeck.skills.model.spec import KNOWN_FIELDS
 
 FUZZ = settings(
     max_examples=150,

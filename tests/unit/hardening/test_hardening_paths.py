@@ -259,7 +259,7 @@ async def test_deep_glob_patterns_over_a_deep_tree_end(work: Path) -> None:
 
 
 def test_glob_matching_cannot_backtrack_catastrophically() -> None:
-    from skilldeck.skills.pathrules import path_rule_matches
+    from skilldeck.skills.rules.pathrules import path_rule_matches
     from skilldeck.tools._walk import compile_glob
 
     path = "/".join(["a"] * 2000) + "/b"

@@ -75,7 +75,7 @@ def skills(tmp_path: Path, work: Path) -> Path:
         scripts__run=f"import json\n{marker.format('script')}\nprint(json.dumps({{'ok': 1}}))\n",
     )
     code = (
-        "from skilldeck.skills.codeskill import CodeSkill, SkillContext, SkillResult\n"
+        "from skilldeck.skills.code.codeskill import CodeSkill, SkillContext, SkillResult\n"
         f"{marker.format('import')}\n"
         "class Writer(CodeSkill):\n"
         "    async def execute(self, ctx: SkillContext) -> SkillResult:\n"

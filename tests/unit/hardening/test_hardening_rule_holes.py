@@ -20,14 +20,14 @@ from skilldeck.agent.permissions import PermissionPolicy, Verdict
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import PackageError, PolicyError, SkillExecutionError, SkillValidationError
 from skilldeck.llm.scripted import ScriptedModel
-from skilldeck.skills.lockfile import LockEntry, LockFile, lock_path, skills_root, verify
-from skilldeck.skills.package import install, pack
-from skilldeck.skills.registry import SkillRegistry
-from skilldeck.skills.runner import ScriptRunner, scratch_prefix
-from skilldeck.skills.skill import Skill
-from skilldeck.skills.spec import call_name, is_safe_name
-from skilldeck.skills.toolrules import ToolRule
-from skilldeck.skills.validate import load_skill
+from skilldeck.skills.execution.runner import ScriptRunner, scratch_prefix
+from skilldeck.skills.format.validate import load_skill
+from skilldeck.skills.model.skill import Skill
+from skilldeck.skills.model.spec import call_name, is_safe_name
+from skilldeck.skills.packaging.lockfile import LockEntry, LockFile, lock_path, skills_root, verify
+from skilldeck.skills.packaging.package import install, pack
+from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.rules.toolrules import ToolRule
 from skilldeck.tools.base import ToolContext
 from skilldeck.tools.skill_tool import SkillTool
 
@@ -112,7 +112,7 @@ def test_a_bracket_pattern_is_refused_not_widened(tmp_path: Path, skilldeck_home
     write_skill(roots, "bracket", "name: bracket\ndescription: b\nallowed-tools: Read [T]ask\n")
     settings = load_settings(workspace=tmp_path, home=skilldeck_home)
     registry = SkillRegistry.discover(settings, roots=[roots], no_defaults=True, use_cache=False)
-    from skilldeck.skills.policy import compose
+    from skilldeck.skills.policy.policy import compose
 
     with pytest.raises(PolicyError, match="SD309"):
         compose(["bracket"], registry)
@@ -360,7 +360,7 @@ def test_an_unsafe_name_is_never_packed_installed_or_verified_elsewhere(
     skills_root(settings, "workspace").mkdir(parents=True, exist_ok=True)
     problems = verify(settings, scope="workspace")
     assert [p.kind for p in problems] == ["unsafe"] and problems[0].path is None
-    from skilldeck.skills.package import uninstall
+    from skilldeck.skills.packaging.package import uninstall
 
     with pytest.raises(PackageError, match="cannot be used"):
         uninstall("../../../outside", settings=settings)

@@ -25,8 +25,8 @@ from skilldeck.agent.definitions import discover_agents
 from skilldeck.config import SandboxSettings, Settings, load_settings
 from skilldeck.errors import ConfigError, ConfigWarning
 from skilldeck.sandbox import probe_sandbox
-from skilldeck.skills.discover import discover
-from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.discovery.discover import discover
+from skilldeck.skills.registry.registry import SkillRegistry
 from skilldeck.tools.base import ToolContext
 from skilldeck.tools.bash import BashTool
 from skilldeck.trust import (

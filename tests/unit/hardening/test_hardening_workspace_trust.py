@@ -24,7 +24,7 @@ from skilldeck.agent.definitions import discover_agents
 from skilldeck.agent.toolset import config_rules
 from skilldeck.config import load_settings
 from skilldeck.errors import ConfigWarning
-from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.registry.registry import SkillRegistry
 from skilldeck.trust import TrustState, store_path, trust_folder
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("untrusted_workspaces")]

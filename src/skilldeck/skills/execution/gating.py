@@ -1,0 +1,190 @@
+"""Gating: a skill this machine or agent cannot serve is *unavailable*, with a reason.
+
+A skill that needs ``gh`` on a machine without it, or the ``WebFetch`` tool in an
+agent that lacks it, should not be offered to the model and then fail halfway. It
+stays known (``skills list --all`` shows it, with the reason) but is left out of the
+``<available_skills>`` block and refused by the ``Skill`` tool with that reason.
+
+What is checked, all from frontmatter:
+
+* ``requires-tools`` — every tool must be in the agent's tool set (when known);
+* ``requires-bins`` — every program must be on ``PATH`` (``shutil.which``);
+* ``requires-env`` — every environment variable must be set and non-empty;
+* ``compatibility`` — free text, so only unambiguous hints are acted on: an
+  operating system restriction ("Linux only", "requires macOS", "Windows only") and
+  a minimum Python version ("Python 3.12+", "python >= 3.11"). Anything else in it
+  is informational and never gates.
+
+Two scopes, never mixed (issue 16): bins, env and compatibility are facts of the
+*machine*, the same for every agent, so the registry computes them once per refresh
+(:func:`apply_gating`, the registry's view kept on ``Skill.unavailable_reason``).
+``requires-tools`` is a fact of *one agent's* tool set, so it is computed per call
+(:func:`unavailable_for`) and never written anywhere: the registry and its skills
+are shared by a parent and its sub-agents (and, in a server, by many sessions), and
+one agent's tool set must not change what another is offered.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import weakref
+from collections.abc import Callable, Iterable, Mapping
+
+from skilldeck.skills.model.skill import Skill
+
+__all__ = [
+    "apply_gating",
+    "compatibility_problem",
+    "gating_reason",
+    "machine_reason",
+    "tools_reason",
+    "unavailable_for",
+]
+
+_OS_NAMES = {
+    "linux": "linux",
+    "macos": "darwin",
+    "mac os": "darwin",
+    "osx": "darwin",
+    "os x": "darwin",
+    "darwin": "darwin",
+    "windows": "win32",
+}
+_DISPLAY = {"linux": "Linux", "darwin": "macOS", "win32": "Windows"}
+_OS_WORDS = "|".join(sorted((re.escape(k) for k in _OS_NAMES), key=len, reverse=True))
+_OS_ONLY = re.compile(
+    rf"\b(?:(?P<a>{_OS_WORDS})\s+only|only\s+(?:on|for|runs on)\s+(?P<b>{_OS_WORDS})"
+    rf"|requires\s+(?P<c>{_OS_WORDS}))\b",
+    re.I,
+)
+_PYTHON_MIN = re.compile(
+    r"\bpython\s*(?:(?:>=|≥|version\s+)?\s*(?P<v1>3\.\d+)\s*\+|>=\s*(?P<v2>3\.\d+)|≥\s*(?P<v3>3\.\d+))",
+    re.I,
+)
+
+
+#: skills whose current ``unavailable_reason`` was set here (so re-gating may clear it)
+_GATED: weakref.WeakSet[Skill] = weakref.WeakSet()
+
+
+def _platform_family(platform: str) -> str:
+    for prefix in ("linux", "darwin", "win32"):
+        if platform.startswith(prefix):
+            return prefix
+    return platform
+
+
+def compatibility_problem(
+    text: str | None,
+    *,
+    platform: str = sys.platform,
+    python: tuple[int, int] = (sys.version_info.major, sys.version_info.minor),
+) -> str | None:
+    """Why a ``compatibility`` string rules this machine out, or None."""
+    if not text:
+        return None
+    wanted = {
+        _OS_NAMES[(m.group("a") or m.group("b") or m.group("c")).lower()]
+        for m in _OS_ONLY.finditer(text)
+    }
+    here = _platform_family(platform)
+    if wanted and here not in wanted:
+        names = " or ".join(sorted(_DISPLAY.get(w, w) for w in wanted))
+        return f"compatibility says it needs {names} (this is {_DISPLAY.get(here, here)})"
+    for m in _PYTHON_MIN.finditer(text):
+        major, minor = (
+            int(x) for x in (m.group("v1") or m.group("v2") or m.group("v3")).split(".")
+        )
+        if python < (major, minor):
+            return (
+                f"compatibility asks for Python {major}.{minor}+ (this is {python[0]}.{python[1]})"
+            )
+    return None
+
+
+def tools_reason(skill: Skill, available_tools: set[str] | frozenset[str] | None) -> str | None:
+    """Why one agent (whose tools are ``available_tools``) cannot use ``skill``, or
+    None. ``None`` tools means the set is not known, so nothing is checked."""
+    if available_tools is None:
+        return None
+    meta = skill.gating_fields()
+    missing = [t for t in meta.requires_tools if t not in available_tools]
+    return f"needs tool(s) this agent lacks: {', '.join(missing)}" if missing else None
+
+
+def machine_reason(
+    skill: Skill,
+    *,
+    which: Callable[[str], str | None] = shutil.which,
+    environ: Mapping[str, str] | None = None,
+    platform: str = sys.platform,
+) -> str | None:
+    """Why this machine cannot serve ``skill`` (bins, env, OS/Python), or None."""
+    meta = skill.gating_fields()
+    env = os.environ if environ is None else environ
+    reasons: list[str] = []
+    missing_bins = [b for b in meta.requires_bins if which(b) is None]
+    if missing_bins:
+        reasons.append(f"needs program(s) not found on PATH: {', '.join(missing_bins)}")
+    missing_env = [v for v in meta.requires_env if not env.get(v)]
+    if missing_env:
+        reasons.append(f"needs environment variable(s) not set: {', '.join(missing_env)}")
+    compat = compatibility_problem(meta.compatibility, platform=platform)
+    if compat:
+        reasons.append(compat)
+    return "; ".join(reasons) or None
+
+
+def gating_reason(
+    skill: Skill,
+    *,
+    available_tools: set[str] | frozenset[str] | None,
+    which: Callable[[str], str | None] = shutil.which,
+    environ: Mapping[str, str] | None = None,
+    platform: str = sys.platform,
+) -> str | None:
+    """The reason ``skill`` cannot be used here, or None. ``available_tools=None``
+    means the tool set is not known yet, so ``requires-tools`` is not checked."""
+    reasons = [
+        tools_reason(skill, available_tools),
+        machine_reason(skill, which=which, environ=environ, platform=platform),
+    ]
+    return "; ".join(r for r in reasons if r) or None
+
+
+def unavailable_for(skill: Skill, available_tools: set[str] | frozenset[str] | None) -> str | None:
+    """Why the agent with ``available_tools`` cannot use ``skill``: its own missing
+    tools, then the machine-level reason the registry recorded. Reads, never writes."""
+    reasons = [tools_reason(skill, available_tools), skill.unavailable_reason]
+    return "; ".join(r for r in reasons if r) or None
+
+
+def apply_gating(
+    skills: Iterable[Skill], *, available_tools: set[str] | frozenset[str] | None = None
+) -> None:
+    """Set (or clear) the *machine-level* ``unavailable_reason`` of each skill.
+
+    Only the registry calls this, on each refresh. A reason set by someone else (one
+    that does not come from gating) is kept. Per-agent gating is not written: passing
+    a tool set is refused (use :func:`unavailable_for`).
+    """
+    if available_tools is not None:
+        raise TypeError(
+            "apply_gating writes machine-level gating only; use unavailable_for(skill, tools)"
+        )
+    for skill in skills:
+        meta = skill.gating_fields()
+        gated_before = skill.unavailable_reason is not None and skill in _GATED
+        if not (meta.requires_bins or meta.requires_env or meta.compatibility or gated_before):
+            continue  # the common case, kept cheap: registries hold thousands of skills
+        reason = machine_reason(skill)
+        if skill.unavailable_reason is not None and not gated_before:
+            continue
+        skill.unavailable_reason = reason
+        if reason is None:
+            _GATED.discard(skill)
+        else:
+            _GATED.add(skill)

@@ -1,0 +1,384 @@
+"""Running a script skill: JSON in, JSON out, bounded in time, output and reach.
+
+The contract a script author relies on (see ``docs/skill-execution.md``):
+
+* the arguments arrive as **one JSON string in ``argv[1]``** and the **same JSON on
+  stdin** (use whichever is convenient); above 100 KiB — the kernel caps one argument
+  at 128 KiB — ``argv[1]`` is ``-`` and the JSON is on stdin only;
+* the script prints **one JSON value** on stdout; anything else on stdout, or a
+  non-zero exit, is an error result carrying the exit code and the tail of stderr;
+* the working directory is the skill folder, so relative paths such as
+  ``references/x.md`` work; ``SKILL_DIR``, ``SKILL_NAME``, ``SESSION_ID``,
+  ``WORKSPACE`` and ``SKILL_SCRATCH`` (a writable per-run directory) are set;
+* environment variables whose names contain KEY, TOKEN, SECRET, PASSWORD or CREDENTIAL
+  are removed unless the skill's settings list them
+  (``[skills.settings.<name>] env = ["GITHUB_TOKEN"]``);
+* the timeout is the skill's ``timeout`` field, else ``skills.script_timeout``; on
+  expiry the whole process group is killed — children and grandchildren included —
+  and anything still running when the script itself exits is killed too;
+* stdout and stderr are each capped at ``skills.output_cap`` bytes; both pipes are
+  drained concurrently and past the cap the bytes are read and dropped, so a chatty
+  script can neither deadlock nor exhaust memory.
+
+The interpreter comes from the extension (``.py`` → the running Python, ``.sh`` →
+bash, ``.js``/``.mjs``/``.cjs`` → node) or else the shebang line. The async API is the
+implementation; :meth:`ScriptRunner.run_sync` is a thin wrapper for scripts and CLIs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from skilldeck.config import Settings
+from skilldeck.errors import SkillExecutionError
+from skilldeck.sandbox import Sandbox
+from skilldeck.skills.execution.process import ProcessOutcome, run_process
+from skilldeck.skills.execution.substitute import split_arguments
+from skilldeck.skills.model.skill import Skill
+from skilldeck.skills.model.spec import unsafe_name_reason
+
+__all__ = [
+    "SECRET_MARKERS",
+    "ScriptResult",
+    "ScriptRunner",
+    "entrypoint_of",
+    "interpreter_argv",
+    "normalize_args",
+    "scratch_prefix",
+    "scrub_env",
+]
+
+log = logging.getLogger(__name__)
+_PREFIX_UNSAFE = re.compile(r"[^a-z0-9-]+")
+
+
+def scratch_prefix(name: str) -> str:
+    """The scratch folder's name prefix: the skill name reduced to ``[a-z0-9-]``, so
+    no name (``../../x``, ``a/b``, NUL) can move the folder out of the temp dir."""
+    slug = _PREFIX_UNSAFE.sub("-", name.lower()).strip("-")[:40]
+    return f"skilldeck-{slug or 'skill'}-"
+
+
+#: substrings (upper-case) that mark an environment variable as a secret
+SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
+_STDERR_TAIL = 2000
+#: Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); above this size the
+#: JSON goes on stdin only and argv[1] is "-"
+ARGV_LIMIT = 100 * 1024
+_BY_SUFFIX = {".sh": "bash", ".bash": "bash", ".js": "node", ".mjs": "node", ".cjs": "node"}
+
+
+@dataclass
+class ScriptResult:
+    """What one script run produced. ``value`` is the parsed JSON when ``ok``."""
+
+    skill: str
+    ok: bool
+    value: Any = None
+    error: str | None = None
+    exit_code: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    timed_out: bool = False
+    truncated: bool = False
+    sandboxed: bool = False
+    duration: float = 0.0
+    #: things the caller should show the user once (e.g. the sandbox fallback)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def render(self) -> str:
+        """The text a model sees: the JSON value, or the error."""
+        if self.ok:
+            return json.dumps(self.value, ensure_ascii=False)
+        return self.error or "script failed"
+
+
+def entrypoint_of(skill: Skill) -> str | None:
+    """The declared entry point: ``entrypoint:`` or, in strict-valid skills,
+    ``metadata: {entrypoint: …}`` (the spec only allows string maps there)."""
+    return skill.metadata.entrypoint or skill.metadata.metadata.get("entrypoint") or None
+
+
+def _resolve_entrypoint(skill: Skill) -> Path:
+    entry = entrypoint_of(skill)
+    if not entry:
+        raise SkillExecutionError(
+            f"Skill {skill.name!r} is not a script skill: it declares no `entrypoint`."
+        )
+    try:
+        script = skill.resolve_resource(entry)
+    except Exception as e:
+        raise SkillExecutionError(
+            f"Entry point {entry!r} of skill {skill.name!r} is not inside its folder "
+            f"({skill.folder}); it must be a relative path such as scripts/run.py."
+        ) from e
+    if not script.is_file():
+        raise SkillExecutionError(
+            f"Entry point {entry!r} of skill {skill.name!r} does not exist in {skill.folder}."
+        )
+    return script
+
+
+def _read_shebang(script: Path) -> list[str] | None:
+    with script.open("rb") as fh:
+        first = fh.readline(512)
+    if not first.startswith(b"#!"):
+        return None
+    parts = first[2:].decode("utf-8", errors="replace").split()
+    if len(parts) >= 2 and Path(parts[0]).name == "env" and parts[1] == "-S":
+        del parts[1]  # `env -S "a b"` on one line: we already split it
+    return parts or None
+
+
+def interpreter_argv(script: Path) -> list[str]:
+    """The argv prefix that runs ``script`` (without arguments)."""
+    suffix = script.suffix.lower()
+    if suffix == ".py":
+        return [sys.executable, str(script)]
+    if suffix in _BY_SUFFIX:
+        program = _BY_SUFFIX[suffix]
+        found = shutil.which(program)
+        if found is None:
+            raise SkillExecutionError(
+                f"{script.name} needs `{program}`, which is not installed or not on PATH. "
+                f"Install {program} to run this skill."
+            )
+        return [found, str(script)]
+    shebang = _read_shebang(script)
+    if shebang:
+        program = shebang[0]
+        if not Path(program).is_file():
+            resolved = shutil.which(Path(program).name)
+            if resolved is None:
+                raise SkillExecutionError(
+                    f"{script.name} asks for interpreter {program!r} (shebang), which is "
+                    "not installed."
+                )
+            program = resolved
+        return [program, *shebang[1:], str(script)]
+    if os.access(script, os.X_OK):
+        return [str(script)]
+    raise SkillExecutionError(
+        f"Cannot tell how to run {script.name}: give it a shebang line (#!/usr/bin/env …) "
+        "or a .py, .sh or .js extension."
+    )
+
+
+def scrub_env(
+    base: Mapping[str, str], *, allow: set[str] | frozenset[str] = frozenset()
+) -> dict[str, str]:
+    """``base`` without variables that look like secrets, except those in ``allow``."""
+    return {
+        k: v
+        for k, v in base.items()
+        if k in allow or not any(marker in k.upper() for marker in SECRET_MARKERS)
+    }
+
+
+def normalize_args(args: Any, *, declared: list[str] | tuple[str, ...] = ()) -> Any:
+    """Turn what a model or a CLI passed into the JSON value the script receives.
+
+    Objects, lists, numbers and booleans pass through; ``None`` becomes ``{}``; a string
+    holding JSON is decoded; any other string becomes
+    ``{"arguments": raw, "args": [shell-split words], <declared name>: word…}``.
+    """
+    if args is None:
+        return {}
+    if not isinstance(args, str):
+        return args
+    text = args.strip()
+    if text[:1] in ("{", "["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            pass
+    words = split_arguments(args)
+    value: dict[str, Any] = {"arguments": args, "args": words}
+    for index, name in enumerate(declared):
+        if index < len(words):
+            value[name] = words[index]
+    return value
+
+
+class ScriptRunner:
+    """Runs script skills under the contract above. One per session is typical."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        sandbox: Sandbox | None = None,
+        session_id: str | None = None,
+        workspace: Path | None = None,
+        base_env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.sandbox = sandbox or Sandbox(settings)
+        self.session_id = session_id
+        self.workspace = workspace
+        self._base_env = base_env
+
+    def timeout_for(self, skill: Skill) -> float:
+        return float(skill.metadata.timeout or self.settings.skills.script_timeout)
+
+    def environment(
+        self, skill: Skill, *, session_id: str, workspace: Path, scratch: Path
+    ) -> dict[str, str]:
+        """The scrubbed environment plus the skill variables."""
+        own = self.settings.skill_settings(skill.name).get("env", [])
+        allow = set(own) if isinstance(own, list | tuple) else set()
+        env = scrub_env(os.environ if self._base_env is None else self._base_env, allow=allow)
+        if isinstance(own, Mapping):  # explicit values: {"NAME": "value"}
+            env.update({str(k): str(v) for k, v in own.items()})
+        env.update(
+            SKILL_DIR=str(skill.folder.resolve()),
+            SKILL_NAME=skill.name,
+            SESSION_ID=session_id,
+            WORKSPACE=str(workspace),
+            SKILL_SCRATCH=str(scratch),
+            PYTHONIOENCODING="utf-8",
+            PYTHONDONTWRITEBYTECODE="1",
+        )
+        return env
+
+    async def run(
+        self,
+        skill: Skill,
+        args: Any = None,
+        *,
+        session_id: str | None = None,
+        workspace: Path | None = None,
+        timeout: float | None = None,
+    ) -> ScriptResult:
+        """Run ``skill``'s entry point with ``args``; errors of the *script* come back
+        as ``ok=False``; errors of setup (no entry point, sandbox required) raise."""
+        reason = unsafe_name_reason(skill.name)
+        if reason is not None:
+            raise SkillExecutionError(
+                f"Skill name {skill.name!r} cannot be used: {reason}; fix `name:` in "
+                f"{skill.folder}/SKILL.md (lowercase letters, digits and hyphens)."
+            )
+        script = _resolve_entrypoint(skill)
+        prefix = interpreter_argv(script)
+        value = normalize_args(args, declared=skill.metadata.arguments)
+        payload = json.dumps(value, ensure_ascii=False)
+        session = session_id or self.session_id or "none"
+        work = (workspace or self.workspace or self.settings.workspace).resolve()
+        limit = timeout if timeout is not None else self.timeout_for(skill)
+        network = bool(self.settings.skill_settings(skill.name).get("network", False)) or None
+        scratch = Path(tempfile.mkdtemp(prefix=scratch_prefix(skill.name)))
+        try:
+            argv_payload = payload if len(payload.encode("utf-8")) <= ARGV_LIMIT else "-"
+            wrapped = self.sandbox.wrap(
+                [*prefix, argv_payload],
+                workspace=work,
+                scratch=scratch,
+                network=network,
+                cwd=skill.folder,
+            )
+            env = self.environment(skill, session_id=session, workspace=work, scratch=scratch)
+            log.info(
+                "running script skill %s: %s (sandboxed=%s)", skill.name, script, wrapped.sandboxed
+            )
+            try:
+                outcome = await run_process(
+                    wrapped.argv,
+                    stdin=payload.encode("utf-8"),
+                    cwd=skill.folder,
+                    env=env,
+                    timeout=limit,
+                    cap=self.settings.skills.output_cap,
+                )
+            except OSError as e:
+                raise SkillExecutionError(
+                    f"Could not start script skill {skill.name!r} ({wrapped.argv[0]}): {e}"
+                ) from e
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        result = _interpret(skill, outcome, limit=limit, cap=self.settings.skills.output_cap)
+        result.sandboxed = wrapped.sandboxed
+        if wrapped.warning:
+            result.warnings.append(wrapped.warning)
+        return result
+
+    def run_sync(self, skill: Skill, args: Any = None, **kwargs: Any) -> ScriptResult:
+        """:meth:`run` from synchronous code (not from inside an event loop)."""
+
+        async def _go() -> ScriptResult:
+            return await self.run(skill, args, **kwargs)
+
+        return anyio.run(_go)
+
+
+def _tail(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= _STDERR_TAIL else "…" + text[-_STDERR_TAIL:]
+
+
+def _interpret(skill: Skill, out: ProcessOutcome, *, limit: float, cap: int) -> ScriptResult:
+    stdout = out.stdout.decode("utf-8", errors="replace")
+    stderr = out.stderr.decode("utf-8", errors="replace")
+    result = ScriptResult(
+        skill=skill.name,
+        ok=False,
+        exit_code=out.exit_code,
+        stdout=stdout,
+        stderr=stderr,
+        timed_out=out.timed_out,
+        truncated=out.stdout_truncated or out.stderr_truncated,
+        duration=out.duration,
+    )
+    stderr_note = f"\nstderr (tail):\n{_tail(stderr)}" if stderr.strip() else ""
+    if out.timed_out:
+        result.error = (
+            f"Script skill {skill.name!r} timed out after {limit:g}s; its whole process "
+            f"group (the script and everything it started) was killed.{stderr_note}"
+        )
+    elif out.exit_code != 0:
+        result.error = (
+            f"Script skill {skill.name!r} failed with exit code {out.exit_code}.{stderr_note}"
+        )
+    elif out.stdout_truncated:
+        result.error = (
+            f"Script skill {skill.name!r} printed more than {cap} bytes on stdout (the output "
+            "cap); a script must print one JSON value."
+        )
+    else:
+        _parse_json(result, stdout, stderr_note)
+    return result
+
+
+def _parse_json(result: ScriptResult, stdout: str, stderr_note: str) -> None:
+    text = stdout.strip()
+    if not text:
+        result.error = (
+            f"Script skill {result.skill!r} printed nothing on stdout; it must print one JSON "
+            f"value (exit code 0).{stderr_note}"
+        )
+        return
+    try:
+        result.value = json.loads(text)
+    except json.JSONDecodeError as e:
+        preview = text if len(text) <= 400 else text[:400] + "…"
+        result.error = (
+            f"Script skill {result.skill!r} did not print valid JSON on stdout ({e.msg} at "
+            f"line {e.lineno} column {e.colno}; exit code 0). stdout began:\n{preview}"
+            f"{stderr_note}"
+        )
+        return
+    result.ok = True

@@ -1,0 +1,174 @@
+"""Turning raw frontmatter values into the types :class:`SkillMetadata` declares.
+
+YAML 1.1 retypes what authors meant as text (``version: 1.10`` is the float ``1.1``,
+``argument-hint: [file]`` a list, ``license: no`` the bool ``False``), and authors
+write lists every way there is (``"Read, Grep"``, ``Read Grep``, a YAML list). These
+helpers accept all of that, prefer the *source text* the parser recorded over
+Python's rendering of the retyped value, and report what they could not use through
+``FieldProblem`` so the validator can turn it into a diagnostic with a line.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from skilldeck.skills.format.parse import ParsedFrontmatter
+
+__all__ = [
+    "FieldProblem",
+    "as_bool",
+    "as_int",
+    "as_list",
+    "as_number",
+    "as_text",
+    "split_list",
+    "text_of",
+]
+
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+_CLOSE = frozenset(_OPEN.values())
+_COLLECTIONS = (dict, list)  # for isinstance: a constant tuple, no union built per call
+_TRUE = frozenset({"true", "yes", "on", "y"})
+_FALSE = frozenset({"false", "no", "off", "n"})
+
+
+class FieldProblem(Exception):
+    """A value cannot be used for its field; ``message`` says why and how to fix it."""
+
+
+def text_of(parsed: ParsedFrontmatter, path: tuple[str | int, ...], value: Any) -> str:
+    """A scalar as the author wrote it: the recorded source text when YAML retyped it,
+    ``""`` for null, ``str()`` otherwise; collections as compact JSON."""
+    recorded = parsed.source_text.get(path)
+    if recorded is not None:
+        return recorded
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, _COLLECTIONS):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return str(value)
+
+
+def as_text(parsed: ParsedFrontmatter, key: str, value: Any, *, lists_ok: bool = False) -> str:
+    """A string field. A flow collection (``[x]``) becomes its source text when
+    ``lists_ok`` (``argument-hint``), otherwise it is a problem."""
+    if isinstance(value, _COLLECTIONS):
+        recorded = parsed.source_text.get((key,))
+        if lists_ok and isinstance(value, list):
+            return (
+                recorded
+                or "[" + ", ".join(text_of(parsed, (key, i), v) for i, v in enumerate(value)) + "]"
+            )
+        kind = "a list" if isinstance(value, list) else "a mapping"
+        raise FieldProblem(f"`{key}` must be text, not {kind}; quote the whole value")
+    return text_of(parsed, (key,), value)
+
+
+def split_list(text: str, *, spaces: bool = True) -> list[str]:
+    """``"Read, Bash(git diff:*) Grep"`` → ``["Read", "Bash(git diff:*)", "Grep"]``.
+
+    Commas (and, when ``spaces``, whitespace) separate items, except inside
+    ``()``, ``[]`` and ``{}`` so that ``Bash(git diff:*)`` and ``src/*.{ts,tsx}``
+    stay whole.
+    """
+    items: list[str] = []
+    current: list[str] = []
+    stack: list[str] = []
+    for ch in text:
+        if ch in _OPEN:
+            stack.append(_OPEN[ch])
+        elif ch in _CLOSE and stack and stack[-1] == ch:
+            stack.pop()
+        elif not stack and (ch == "," or (spaces and ch.isspace())):
+            if current:
+                items.append("".join(current).strip())
+                current = []
+            continue
+        current.append(ch)
+    if current:
+        items.append("".join(current).strip())
+    return [item for item in items if item]
+
+
+def as_list(
+    parsed: ParsedFrontmatter,
+    key: str,
+    value: Any,
+    *,
+    where: tuple[str | int, ...] | None = None,
+    spaces: bool = True,
+    lines: bool = False,
+) -> list[str]:
+    """A list-of-strings field from a YAML list or a separated string.
+
+    ``where`` is the value's path in the frontmatter (default ``(key,)``), used to find
+    recorded source text. ``lines`` splits a string on line breaks only (steps of a
+    protocol); otherwise commas and (when ``spaces``) whitespace separate items.
+    """
+    where = where or (key,)
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        raise FieldProblem(
+            f"`{key}` must be a list (YAML list or comma-separated text), not a mapping"
+        )
+    if isinstance(value, list):
+        items = []
+        for index, item in enumerate(value):
+            if item is None:
+                continue
+            if isinstance(item, _COLLECTIONS):
+                raise FieldProblem(
+                    f"item {index + 1} of `{key}` is a nested "
+                    f"{'mapping' if isinstance(item, dict) else 'list'}; each item must be "
+                    "text (quote it if it contains `: `)"
+                )
+            text = text_of(parsed, (*where, index), item).strip()
+            if text:
+                items.append(text)
+        return items
+    text = text_of(parsed, where, value)
+    if lines:
+        return [line.strip() for line in text.splitlines() if line.strip()]
+    return split_list(text, spaces=spaces)
+
+
+def as_bool(key: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in _TRUE:
+            return True
+        if lowered in _FALSE:
+            return False
+    raise FieldProblem(f"`{key}` must be true or false, not {value!r}")
+
+
+def as_number(key: str, value: Any) -> float:
+    """A positive number of seconds; ``"30"`` and ``"30s"`` are accepted too."""
+    number: float | None = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip().removesuffix("s"))
+        except ValueError:
+            number = None
+    if number is None or not number > 0 or number == float("inf"):
+        raise FieldProblem(f"`{key}` must be a positive number of seconds, not {value!r}")
+    return number
+
+
+def as_int(key: str, value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    text = value.strip() if isinstance(value, str) else ""
+    if 0 < len(text) <= 18 and text.isascii() and text.isdigit() and int(text) > 0:
+        return int(text)
+    raise FieldProblem(f"`{key}` must be a positive whole number, not {value!r}")

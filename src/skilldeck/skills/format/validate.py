@@ -1,0 +1,384 @@
+"""Frontmatter → :class:`SkillMetadata`, with every rule violation as a Diagnostic.
+
+Two modes. **Lenient** (the default, what discovery uses) loads every skill a user
+of Claude Code would expect to work: unknown fields, a name that differs from its
+folder or breaks the naming rules, over-long descriptions and values of the wrong
+type are *warnings* and the skill still loads; only what makes a skill unusable (no
+description, unreadable YAML, a name that is not text, an entrypoint outside the
+folder) is an *error* that skips it. **Strict** (``--strict``) is the Agent Skills
+spec as its reference validator (skills-ref) enforces it: only the six spec fields,
+every naming rule, and even the YAML subset skills-ref's parser accepts.
+
+Codes are stable (``SD1xx`` here, ``SD0xx`` from the parser) and documented in
+``docs/skill-format.md``; a test keeps that table in sync with :data:`RULES`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+from skilldeck.errors import SkillParseError
+from skilldeck.skills.discovery.walk import TOO_DEEP, walk_tree
+from skilldeck.skills.format import _fields as F
+from skilldeck.skills.format import _normalize as N
+from skilldeck.skills.format._refcheck import reference_diagnostics
+from skilldeck.skills.format._rules import RULES, Collector, suggest_field
+from skilldeck.skills.format.parse import ParsedFrontmatter, find_skill_md, parse_skill_md
+from skilldeck.skills.model.diagnostics import (
+    Diagnostic,
+    DiagnosticRow,
+    Severity,
+    diagnostic_from_row,
+    diagnostic_to_row,
+)
+from skilldeck.skills.model.skill import (
+    Skill,
+    SkillKind,
+    SkillSource,
+    declared_entrypoint,
+    declared_kind,
+    detect_kind,
+    record_skill,
+    sets_gating_field,
+)
+from skilldeck.skills.model.spec import (
+    KNOWN_FIELDS,
+    SPEC_FIELDS,
+    SkillMetadata,
+    canonical_field,
+    unsafe_name_reason,
+)
+
+__all__ = [
+    "RULES",
+    "Discovered",
+    "ValidationReport",
+    "build_metadata",
+    "load_for_discovery",
+    "load_skill",
+    "validate_path",
+]
+
+# ---- build_metadata ----------------------------------------------------------------
+
+
+def build_metadata(
+    parsed: ParsedFrontmatter, *, folder: Path | str, strict: bool = False
+) -> tuple[SkillMetadata | None, list[Diagnostic]]:
+    """Normalise ``parsed`` into SkillMetadata and report every problem at once.
+
+    Returns ``(None, diagnostics)`` when any diagnostic is an error.
+    """
+    values, c = _normalised(parsed, folder=os.fspath(folder), strict=strict)
+    if values is None:
+        return None, c.diagnostics
+    try:
+        metadata = SkillMetadata(**values)
+    except pydantic.ValidationError as e:  # a normaliser bug, never the author's fault
+        c.error("SD160", f"frontmatter could not be normalised: {e.errors()[0]['msg']}")
+        return None, c.diagnostics
+    return metadata, c.diagnostics
+
+
+def _normalised(
+    parsed: ParsedFrontmatter, *, folder: str, strict: bool
+) -> tuple[dict[str, Any] | None, Collector]:
+    """The keyword arguments of SkillMetadata (already of the declared types) and the
+    collector holding every diagnostic; None for the values when any is an error.
+    ``folder`` is the skill folder's path as a string."""
+    c = Collector(parsed, strict=strict)
+    for key, line in parsed.duplicate_keys:
+        c.flag("SD152", f"`{key}` is given more than once; the last one (line {line}) "
+               "wins. Delete the other.", line=line)  # fmt: skip
+    fields: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    seen: dict[str, str] = {}
+    for key, value in parsed.data.items():
+        canon = _CANONICAL.get(key) or _canonical(key)
+        if strict and key not in SPEC_FIELDS:
+            N.reject_non_spec(c, key, canon)
+            continue
+        if canon in seen:
+            c.flag("SD152", f"`{key}` and `{seen[canon]}` are two spellings of the same "
+                   "field; keep one.", key=key)  # fmt: skip
+        seen[canon] = key
+        if canon not in KNOWN_FIELDS:
+            extra[canon] = value
+            hint = suggest_field(canon)
+            c.warn("SD150", f"unknown field `{key}` is ignored"
+                   + (f" (did you mean `{hint}`?)" if hint else "")
+                   + "; put custom data under `metadata:`.", key=key)  # fmt: skip
+            continue
+        if canon in ("name", "description") or value is None:
+            continue
+        try:
+            N.normalise(parsed, key, canon, value, fields, extra, c, folder)
+        except F.FieldProblem as e:
+            c.flag("SD160", f"{e} (value ignored).", key=key)
+    N.from_metadata(parsed, fields, c, folder, seen.get("metadata", "metadata"))
+    name = N.skill_name(parsed, folder, c, seen.get("name"))
+    if name is not None and not _safe_name(name, c, seen.get("name")):
+        name = None
+    description = N.skill_description(parsed, c, seen.get("description"))
+    c.in_file_order()
+    if c.has_errors or name is None or description is None:
+        return None, c
+    return {"name": name, "description": description, "extra": extra, **fields}, c
+
+
+def _safe_name(name: str, c: Collector, key: str | None) -> bool:
+    """A name that a path would read as structure (``../x``, ``a/b``, NUL…) is an
+    error in every mode: the name becomes folder, file and lock-file names."""
+    reason = unsafe_name_reason(name)
+    if reason is None:
+        return True
+    slug = "-".join(re.findall(r"[a-z0-9]+", name.lower()))[:64] or "my-skill"
+    c.error("SD108", f"name {name!r} cannot be used: {reason}. Skill names become folder "
+            f"and file names; use lowercase letters, digits and hyphens, e.g. "
+            f"`name: {slug}`.", key=key)  # fmt: skip
+    return False
+
+
+#: field spelling → canonical field, filled as spellings are met (a few dozen recur
+#: across thousands of skills; bounded so odd keys cannot grow it without limit)
+_CANONICAL: dict[str, str] = {}
+
+
+def _canonical(key: str) -> str:
+    canon = canonical_field(key)
+    if len(_CANONICAL) < 4096:
+        _CANONICAL[key] = canon
+    return canon
+
+
+# ---- load_skill ------------------------------------------------------------------
+
+
+def load_skill(
+    path: Path,
+    *,
+    strict: bool = False,
+    source: SkillSource = SkillSource.ROOT,
+    root: Path | None = None,
+    has_code: bool | None = None,
+    lazy: bool = False,
+) -> tuple[Skill | None, list[Diagnostic]]:
+    """Load the skill in ``path`` (a skill folder or its SKILL.md).
+
+    The Skill is None when an error prevents loading; lenient warnings keep it.
+    ``has_code`` says whether the folder holds a ``skill.py`` when the caller
+    already knows (discovery's walk listed the folder); None checks the disk.
+    ``lazy`` (what discovery asks for) checks every rule as usual but builds the
+    metadata model only when the skill's ``metadata`` is first read, from the
+    normalised values: thousands of skills are discovered, few are looked at.
+    """
+    path = path if isinstance(path, Path) else Path(path)
+    skill, diagnostics, _name = _load(
+        path, strict=strict, source=source, root=root, has_code=has_code, lazy=lazy
+    )
+    return skill, diagnostics
+
+
+def _load(
+    path: Path,
+    *,
+    strict: bool,
+    source: SkillSource,
+    root: Path | None,
+    has_code: bool | None = None,
+    lazy: bool = False,
+) -> tuple[Skill | None, list[Diagnostic], str | None]:
+    if path.name in ("SKILL.md", "skill.md") or not path.is_dir():
+        md = path
+    else:
+        found = find_skill_md(path)
+        if found is None:
+            message = f"no SKILL.md in {path}; create one with `skilldeck skills new`."
+            return None, [Diagnostic("SD009", RULES["SD009"], message, path=path)], None
+        md = found
+    folder = md.parent
+    try:
+        parsed = parse_skill_md(md)
+    except SkillParseError as e:
+        rule = RULES.get(e.code, "parse-error")
+        return None, [Diagnostic(e.code, rule, e.bare_message, path=md, line=e.line)], None
+    if lazy:
+        skill, rows, _declared = _lazy_skill(
+            parsed, str(folder), strict=strict, source=source, root=root, has_code=has_code
+        )
+        diagnostics = [diagnostic_from_row(row, md) for row in rows]
+        return skill, diagnostics, skill.name if skill else _raw_name(parsed)
+    metadata, diagnostics = build_metadata(parsed, folder=folder, strict=strict)
+    if strict:
+        extra = reference_diagnostics(parsed)
+        if extra:
+            diagnostics = sorted([*diagnostics, *extra], key=lambda d: d.line or 0)
+            metadata = None
+    if metadata is None:
+        return None, diagnostics, _raw_name(parsed)
+    skill = Skill(
+        metadata=metadata,
+        folder=folder,
+        skill_md=md,
+        source=source,
+        root=root,
+        body_offset=parsed.body_offset,
+        kind=_kind(folder, metadata, has_code),
+        diagnostics=diagnostics,
+    )
+    return skill, diagnostics, metadata.name
+
+
+def _raw_name(parsed: ParsedFrontmatter) -> str | None:
+    raw_name = parsed.data.get("name")
+    return raw_name if isinstance(raw_name, str) else None
+
+
+#: One SKILL.md as discovery takes it: the skill (None when it does not load), its
+#: diagnostics as rows, its declared kind (``prompt``/``script``; None when it does not
+#: load) and the ``(mtime_ns, size)`` it was read at (None when it could not be read).
+Discovered = tuple[Skill | None, list[DiagnosticRow], str | None, tuple[int, int] | None]
+
+
+def load_for_discovery(
+    md: str, *, strict: bool, source: SkillSource, root: Path | None, has_code: bool
+) -> Discovered:
+    """``load_skill(md, lazy=True)`` for discovery's hot loop: ``md`` is the SKILL.md
+    path as a string and the walk already knows whether a ``skill.py`` sits beside
+    it. The same rules and messages; no Path or Diagnostic object is built unless a
+    caller asks the skill for one, and the diagnostics come back as the rows the
+    snapshot stores."""
+    try:
+        parsed = parse_skill_md(md)
+    except SkillParseError as e:
+        rule = RULES.get(e.code, "parse-error")
+        return None, [[e.code, rule, e.bare_message, "error", e.line, "="]], None, None
+    skill, rows, declared = _lazy_skill(
+        parsed, os.path.dirname(md), strict=strict, source=source, root=root, has_code=has_code
+    )
+    return skill, rows, declared, parsed.stamp
+
+
+def _lazy_skill(
+    parsed: ParsedFrontmatter,
+    folder: str,
+    *,
+    strict: bool,
+    source: SkillSource,
+    root: Path | None,
+    has_code: bool | None,
+) -> tuple[Skill | None, list[DiagnosticRow], str | None]:
+    """``_load`` for ``lazy=True``: the same rules and diagnostics (as rows), a skill
+    holding the normalised values instead of a SkillMetadata built from them, and
+    its declared kind."""
+    values, c = _normalised(parsed, folder=folder, strict=strict)
+    if strict:
+        extra = reference_diagnostics(parsed)
+        if extra:
+            md = parsed.path_str
+            c.rows.extend(diagnostic_to_row(d, md) for d in extra)
+            c.in_file_order()
+            values = None
+    rows = c.rows
+    if values is None:
+        return None, rows, None
+    if not values["extra"]:
+        del values["extra"]  # as model_dump(exclude_defaults=True) would leave it
+    if has_code is None:
+        has_code = os.path.isfile(os.path.join(folder, "skill.py"))
+    declared = SkillKind.SCRIPT if declared_entrypoint(values) else SkillKind.PROMPT
+    skill = record_skill(
+        values["name"],
+        parsed.path_str,
+        values,
+        rows,
+        sets_gating_field(values),
+        source,
+        root,
+        parsed.body_offset,
+        SkillKind.CODE if has_code else declared,
+    )
+    return skill, rows, declared.value
+
+
+def _kind(folder: Path, metadata: SkillMetadata, has_code: bool | None) -> SkillKind:
+    if has_code is None:
+        return detect_kind(folder, metadata)
+    return SkillKind.CODE if has_code else declared_kind(metadata)
+
+
+# ---- validate_path ---------------------------------------------------------------
+
+
+@dataclass
+class ValidationReport:
+    """The verdict on one SKILL.md: valid when no diagnostic is an error."""
+
+    path: Path
+    name: str | None
+    valid: bool
+    diagnostics: list[Diagnostic]
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.ERROR]
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity is Severity.WARNING]
+
+    def to_dict(self) -> dict[str, Any]:
+        def row(d: Diagnostic) -> dict[str, Any]:
+            return {"code": d.code, "rule": d.rule, "message": d.message, "line": d.line}
+
+        return {
+            "path": str(self.path),
+            "name": self.name,
+            "valid": self.valid,
+            "errors": [row(d) for d in self.errors],
+            "warnings": [row(d) for d in self.warnings],
+        }
+
+
+def validate_path(path: Path, *, strict: bool = False) -> list[ValidationReport]:
+    """Validate a skill folder, a SKILL.md, or every skill in a tree (recursively).
+
+    A path that does not exist, or a tree without any SKILL.md, yields one invalid
+    report saying so, so that ``skills validate`` never passes on a typo.
+    """
+    path = Path(path)
+    if not path.exists():
+        message = f"{path} does not exist."
+        return [ValidationReport(path, None, False, [_diag("SD008", message, path)])]
+    cut: list[Diagnostic] = []
+    files = [path] if path.is_file() else _skill_files(path, cut)
+    if not files:
+        message = f"no SKILL.md found in {path} or below it."
+        return [ValidationReport(path, None, False, [_diag("SD009", message, path)])]
+    reports = []
+    for md in files:
+        skill, diagnostics, name = _load(md, strict=strict, source=SkillSource.ROOT, root=None)
+        valid = skill is not None and not any(d.is_error for d in diagnostics)
+        reports.append(ValidationReport(md, name, valid, diagnostics))
+    reports += [ValidationReport(d.path or path, None, True, [d]) for d in cut]
+    return reports
+
+
+def _diag(code: str, message: str, path: Path) -> Diagnostic:
+    return Diagnostic(code, RULES[code], message, path=path)
+
+
+def _skill_files(top: Path, cut: list[Diagnostic]) -> list[Path]:
+    """Every SKILL.md (else skill.md) under ``top``, found as discovery finds them
+    (the same walk: symlinks followed once, tool folders and skills' resource
+    folders skipped), so ``skills validate`` checks exactly what would be loaded.
+    Folders the walk did not enter for being too deep are added to ``cut``."""
+    tree = walk_tree(top)
+    cut.extend(d for d in tree.diagnostics if d.code == TOO_DEEP[0])
+    return [top / rel for rel in tree.skill_mds]

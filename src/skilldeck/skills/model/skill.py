@@ -1,0 +1,595 @@
+"""The ``Skill`` object: metadata read eagerly, body and resources read lazily.
+
+Level 1 (name + description) is all discovery pays for; the body (level 2) is read
+from disk the first time ``body`` is asked for, starting at the byte offset the parser
+recorded, and resources (level 3) are listed/read on demand with path confinement.
+
+A skill rebuilt from the discovery snapshot (:mod:`.cache`) is cheaper still: it
+holds its name, its SKILL.md path as a string and the stored, already validated
+frontmatter as JSON text, and builds ``metadata``, ``folder``, ``skill_md`` and
+``diagnostics`` the first time each is asked for. A warm discovery of thousands of
+skills then costs little more than the ``stat`` calls that prove nothing changed.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from skilldeck._safefs import walk as safe_walk
+from skilldeck.errors import ResourceAccessError, SkillParseError
+from skilldeck.skills.model.diagnostics import Diagnostic, diagnostic_from_row, diagnostic_to_row
+
+if TYPE_CHECKING:
+    from skilldeck.skills.model.spec import SkillMetadata
+
+#: Upper bound on files listed as level-3 resources, so a skill folder holding a
+#: vendored dependency tree cannot flood the model's context.
+MAX_LISTED_RESOURCES = 200
+_SKIP_DIRS = frozenset({"__pycache__", ".git", "node_modules", ".venv", ".DS_Store"})
+
+
+class SkillKind(StrEnum):
+    PROMPT = "prompt"  # SKILL.md only (plus resources)
+    SCRIPT = "script"  # frontmatter `entrypoint: scripts/<file>`
+    CODE = "code"  # skill.py with one CodeSkill subclass
+
+
+class SkillSource(StrEnum):
+    """Where a skill came from, highest precedence first."""
+
+    REGISTERED = "registered"
+    ROOT = "root"  # an explicit --root given on the command line
+    WORKSPACE = "workspace"
+    USER = "user"
+    EXTRA = "extra"  # extra directories from config
+    BUNDLED = "bundled"
+
+
+def detect_kind(folder: Path, metadata: SkillMetadata) -> SkillKind:
+    if os.path.isfile(os.path.join(folder, "skill.py")):
+        return SkillKind.CODE
+    return declared_kind(metadata)
+
+
+def declared_kind(metadata: SkillMetadata) -> SkillKind:
+    """The kind the frontmatter asks for, ignoring a ``skill.py`` in the folder."""
+    # strict-valid skills (spec fields only) declare it as `metadata: {entrypoint: …}`
+    if metadata.entrypoint or metadata.metadata.get("entrypoint"):
+        return SkillKind.SCRIPT
+    return SkillKind.PROMPT
+
+
+def declared_kind_of(fields: dict[str, Any]) -> SkillKind:
+    """:func:`declared_kind` from metadata field values (see ``Skill.field_values``)."""
+    return SkillKind.SCRIPT if declared_entrypoint(fields) else SkillKind.PROMPT
+
+
+def declared_entrypoint(fields: dict[str, Any]) -> str | None:
+    """The entrypoint metadata field values declare, at the top level or (for
+    strict-valid skills) under ``metadata:``."""
+    entry = fields.get("entrypoint")
+    if entry:
+        return entry  # type: ignore[no-any-return]
+    meta = fields.get("metadata")
+    return meta.get("entrypoint") if meta else None
+
+
+#: Frontmatter fields that can make a skill unavailable (see :mod:`.gating`).
+GATING_FIELDS = ("requires_tools", "requires_bins", "requires_env", "compatibility")
+
+
+def sets_gating_field(fields: dict[str, Any]) -> bool:
+    """Whether metadata field values set any of :data:`GATING_FIELDS` (spelled out:
+    discovery asks this of every skill it parses)."""
+    return bool(
+        fields.get("requires_tools")
+        or fields.get("requires_bins")
+        or fields.get("requires_env")
+        or fields.get("compatibility")
+    )
+
+
+class GatingFields(NamedTuple):
+    """The frontmatter fields gating reads, as a snapshot skill stored them."""
+
+    requires_tools: list[str]
+    requires_bins: list[str]
+    requires_env: list[str]
+    compatibility: str | None
+
+
+class Skill:
+    """One loaded skill. ``folder`` is the skill directory, ``skill_md`` its SKILL.md.
+
+    ``body_offset`` is the byte offset of the body inside ``skill_md`` (after the
+    closing ``---`` line), so the body can be loaded without re-parsing YAML.
+    Equality is identity (two loads of one folder are two skills).
+    """
+
+    # What every skill sets is in slots; what is usually left as it starts (enabled,
+    # not gated, no model built yet) and what is derived on first use (paths, decoded
+    # snapshot fields, diagnostics, body) has a class-level default and lands in the
+    # instance dict only when set, so a snapshot skill costs nine stores.
+    __slots__ = (
+        "__dict__",
+        "__weakref__",
+        "_blob",
+        "_end",
+        "_md",
+        "_name",
+        "_start",
+        "body_offset",
+        "kind",
+        "root",
+        "source",
+    )
+
+    _blob: SnapshotBlob | None
+    _end: int
+    _md: str | None
+    _name: str
+    _start: int
+    body_offset: int
+    kind: SkillKind
+    root: Path | None
+    source: SkillSource
+
+    enabled: bool = True
+    #: when set, the skill is known but cannot be used here (gating), and why.
+    unavailable_reason: str | None = None
+    #: whether a gating field is set, for a skill whose metadata is not built yet
+    _gate: bool = False
+    _metadata: SkillMetadata | None = None
+    _body: str | None = None
+    _diag_rows: list[list[Any]] | None = None
+    _diagnostics: list[Diagnostic] | None = None
+    _fields: dict[str, Any] | None = None
+    _folder: Path | None = None
+    _skill_md: Path | None = None
+
+    def __init__(
+        self,
+        metadata: SkillMetadata,
+        folder: Path,
+        skill_md: Path,
+        source: SkillSource = SkillSource.REGISTERED,
+        root: Path | None = None,
+        body_offset: int = 0,
+        kind: SkillKind = SkillKind.PROMPT,
+        enabled: bool = True,
+        diagnostics: list[Diagnostic] | None = None,
+        unavailable_reason: str | None = None,
+        _body: str | None = None,
+    ) -> None:
+        self.metadata = metadata
+        self._folder = folder
+        self._skill_md = skill_md
+        self._md = None
+        self.source = source
+        self.root = root
+        self.body_offset = body_offset
+        self.kind = kind
+        self.enabled = enabled
+        self._diagnostics = [] if diagnostics is None else diagnostics
+        self.unavailable_reason = unavailable_reason
+        if _body is not None:
+            self._body = _body
+
+    # ---- level 1 -----------------------------------------------------------------
+
+    @property
+    def metadata(self) -> SkillMetadata:
+        meta = self._metadata
+        if meta is None:
+            from skilldeck.skills.model.spec import SkillMetadata
+
+            try:
+                meta = SkillMetadata.model_validate(self._stored_fields())
+            except ValueError:  # pydantic's ValidationError: a damaged snapshot record
+                meta = self._reload().metadata
+            self._metadata = meta
+        return meta
+
+    @metadata.setter
+    def metadata(self, value: SkillMetadata) -> None:
+        self._metadata = value
+        self._blob = None
+        self._fields = None
+        self._gate = False
+        self._name = value.name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def description(self) -> str:
+        meta = self._metadata
+        if meta is not None:
+            return meta.description
+        return self._stored_fields()["description"]  # type: ignore[no-any-return]
+
+    @property
+    def version(self) -> str | None:
+        meta = self._metadata
+        if meta is not None:
+            return meta.version
+        version: str | None = self._stored_fields().get("version")
+        return version
+
+    def may_be_gated(self) -> bool:
+        """Whether any frontmatter field gating looks at is set. Free on a snapshot
+        skill: the snapshot recorded the answer, so its metadata stays undecoded."""
+        if self._metadata is None:
+            return self._gate
+        meta = self._metadata
+        return bool(
+            meta.requires_tools or meta.requires_bins or meta.requires_env or meta.compatibility
+        )
+
+    def gating_fields(self) -> SkillMetadata | GatingFields:
+        """What :mod:`.gating` reads (``requires_tools``, ``requires_bins``,
+        ``requires_env``, ``compatibility``): the metadata itself, or for a snapshot
+        skill the stored values, so gating a few skills of a listing does not
+        import and run the metadata model for them."""
+        if self._metadata is not None:
+            return self._metadata
+        stored = self._stored_fields()
+        tools, bins, env = (stored.get(f, []) for f in GATING_FIELDS[:3])
+        compatibility = stored.get("compatibility")
+        if not (
+            all(type(v) is list and all(type(x) is str for x in v) for v in (tools, bins, env))
+            and (compatibility is None or type(compatibility) is str)
+        ):
+            return self.metadata  # not what was stored: let the model validate it
+        return GatingFields(tools, bins, env, compatibility)
+
+    def field_values(self) -> dict[str, Any]:
+        """The metadata as a dict of the fields that were set (what the discovery
+        snapshot stores), without building the model when it was not built yet."""
+        if self._metadata is not None:
+            return self._metadata.model_dump(exclude_defaults=True)
+        return self._stored_fields()
+
+    def _stored_fields(self) -> dict[str, Any]:
+        """The snapshot's metadata fields as a dict (decoded once, shape-checked)."""
+        fields = self._fields
+        if fields is None:
+            try:
+                if self._blob is None:
+                    raise ValueError("no stored record")
+                fields, self._diag_rows = self._blob.decode(self._start, self._end)
+                ok = (
+                    fields is not None
+                    and type(fields.get("description")) is str
+                    and type(fields.get("version", "")) is str
+                )
+            except ValueError:
+                ok = False
+            if not ok or fields is None:
+                fields = self._reload().metadata.model_dump(exclude_defaults=True)
+            self._fields = fields
+        return fields
+
+    def _reload(self) -> Skill:
+        """Read SKILL.md again (a snapshot record that does not decode), adopting
+        what it says now; a file that no longer loads is a SkillParseError."""
+        from skilldeck.skills.format.validate import load_skill
+
+        fresh, diagnostics = load_skill(self.skill_md, source=self.source, root=self.root)
+        if fresh is None:
+            problem = next((d for d in diagnostics if d.is_error), None)
+            raise SkillParseError(
+                problem.message if problem else "the skill no longer loads",
+                path=self.skill_md,
+                line=problem.line if problem else None,
+                code=problem.code if problem else "SD000",
+            )
+        self._metadata = fresh.metadata
+        self._name = fresh.name
+        self._diagnostics = fresh.diagnostics
+        self._diag_rows = None
+        return fresh
+
+    # ---- where -------------------------------------------------------------------
+
+    @property
+    def folder(self) -> Path:
+        folder = self._folder
+        if folder is None:
+            folder = self._folder = Path(os.path.dirname(self._md or ""))
+        return folder
+
+    @folder.setter
+    def folder(self, value: Path) -> None:
+        self._folder = value
+
+    @property
+    def skill_md(self) -> Path:
+        path = self._skill_md
+        if path is None:
+            path = self._skill_md = Path(self._md or "")
+        return path
+
+    @skill_md.setter
+    def skill_md(self, value: Path) -> None:
+        self._skill_md = value
+        self._md = None
+
+    @property
+    def skill_md_str(self) -> str:
+        """``str(skill_md)`` without building a Path (snapshot skills hold a string)."""
+        return self._md if self._md is not None else str(self._skill_md)
+
+    @property
+    def folder_str(self) -> str:
+        """``str(folder)`` without building a Path."""
+        if self._folder is None and self._md is not None:
+            return os.path.dirname(self._md)
+        return str(self.folder)
+
+    # ---- diagnostics -------------------------------------------------------------
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        diags = self._diagnostics
+        if diags is None:
+            md = self.skill_md
+            try:
+                diags = [diagnostic_from_row(row, md) for row in self.diagnostic_rows()]
+            except (ValueError, TypeError, KeyError):
+                diags = self._reload().diagnostics
+            self._diagnostics = diags
+        return diags
+
+    @diagnostics.setter
+    def diagnostics(self, value: list[Diagnostic]) -> None:
+        self._diagnostics = value
+        self._diag_rows = None
+
+    def diagnostic_rows(self) -> list[list[Any]]:
+        """Diagnostics as ``[code, rule, message, severity, line, path]`` rows
+        (path ``"="`` is this SKILL.md), decoded from the snapshot when they came
+        from one, so a JSON listing needs no Diagnostic objects."""
+        if self._diagnostics is not None:
+            md = self.skill_md_str
+            return [diagnostic_to_row(d, md) for d in self._diagnostics]
+        if self._diag_rows is None:
+            self._stored_fields()
+        rows = self._diag_rows
+        if rows is not None:
+            return rows
+        return self.diagnostic_rows() if self._diagnostics is not None else []  # reloaded
+
+    # ---- state -------------------------------------------------------------------
+
+    @property
+    def available(self) -> bool:
+        return self.enabled and self.unavailable_reason is None
+
+    def __repr__(self) -> str:
+        return (
+            f"Skill(metadata={self.metadata!r}, folder={self.folder!r}, "
+            f"skill_md={self.skill_md!r}, source={self.source!r}, root={self.root!r}, "
+            f"body_offset={self.body_offset!r}, kind={self.kind!r}, enabled={self.enabled!r}, "
+            f"diagnostics={self.diagnostics!r}, unavailable_reason={self.unavailable_reason!r})"
+        )
+
+    # ---- level 2 -------------------------------------------------------------
+
+    @property
+    def body(self) -> str:
+        """Level 2: the Markdown after the frontmatter, read on first access."""
+        if self._body is None:
+            raw = self.skill_md.read_bytes()[self.body_offset :]
+            text = raw.decode("utf-8", errors="replace")
+            self._body = text.replace("\r\n", "\n").strip("\n")
+        return self._body
+
+    def with_body(self, body: str) -> Skill:
+        """Attach an in-memory body (for skills registered in code)."""
+        self._body = body
+        return self
+
+    # ---- level 3 -------------------------------------------------------------
+
+    def resolve_resource(self, relative: str) -> Path:
+        """Resolve ``relative`` inside the skill folder or raise ResourceAccessError.
+
+        Symlinks are resolved before the check, so a link pointing outside is refused.
+        """
+        if not relative or os.path.isabs(relative) or "\x00" in relative:
+            raise ResourceAccessError(
+                f"Resource path {relative!r} of skill {self.name!r} must be a relative path "
+                "inside the skill folder."
+            )
+        base = self.folder.resolve()
+        target = (base / relative).resolve()
+        if target != base and base not in target.parents:
+            raise ResourceAccessError(
+                f"Resource path {relative!r} escapes the folder of skill {self.name!r} "
+                f"({base}); only files inside it can be read."
+            )
+        return target
+
+    def list_resources(self) -> list[str]:
+        """Files under the skill folder other than SKILL.md, as sorted relative paths."""
+        base = self.folder.resolve()
+        found: list[str] = []
+        for dirpath, dirnames, filenames in safe_walk(base):  # iterative: deep trees
+            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+            for name in sorted(filenames):
+                full = Path(dirpath) / name
+                rel = full.relative_to(base).as_posix()
+                if rel.lower() == "skill.md" or name.endswith(".pyc"):
+                    continue
+                if full.is_symlink() and not _inside(full.resolve(), base):
+                    continue
+                found.append(rel)
+                if len(found) >= MAX_LISTED_RESOURCES:
+                    return found
+        return found
+
+    def read_resource(self, relative: str) -> str:
+        """Level 3: one file of the skill, read without following links out of it."""
+        from skilldeck._safefs import read_confined
+
+        target = self.resolve_resource(relative)
+        if not target.is_file():
+            raise ResourceAccessError(
+                f"Skill {self.name!r} has no file {relative!r}. "
+                f"Available: {', '.join(self.list_resources()[:20]) or 'none'}."
+            )
+        data = read_confined(self.folder, target)
+        return data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+
+
+def _inside(path: Path, base: Path) -> bool:
+    return path == base or base in path.parents
+
+
+# ---- skills and diagnostics as the discovery snapshot stores them -------------------
+
+
+def snapshot_skill(
+    name: str,
+    skill_md: str,
+    blob: SnapshotBlob,
+    start: int,
+    end: int,
+    gate: bool,
+    source: SkillSource,
+    root: Path | None,
+    body_offset: int,
+    kind: SkillKind,
+) -> Skill:
+    """A skill rebuilt from a snapshot record (see :mod:`.cache`) without decoding
+    anything yet: the metadata and diagnostics it was validated with are the
+    JSON in ``blob`` from ``start`` to ``end``, read and decoded on first use. ``gate`` says whether
+    any gating field is set. A record that no longer decodes (a damaged cache file)
+    makes the skill read its SKILL.md again at that point. Positional on purpose:
+    a warm discovery calls this thousands of times.
+    """
+    self: Skill = _new_skill(Skill)
+    self._name = name
+    self._md = skill_md
+    self._blob = blob
+    self._start = start
+    self._end = end
+    if gate:
+        self._gate = True
+    self.source = source
+    self.root = root
+    self.body_offset = body_offset
+    self.kind = kind
+    return self
+
+
+_new_skill = object.__new__
+
+
+def record_skill(
+    name: str,
+    skill_md: str,
+    fields: dict[str, Any],
+    diagnostic_rows: list[list[Any]],
+    gate: bool,
+    source: SkillSource,
+    root: Path | None,
+    body_offset: int,
+    kind: SkillKind,
+) -> Skill:
+    """Like :func:`snapshot_skill`, from values just checked: ``fields`` are the
+    normalised metadata values (of the declared types, so validating them later
+    gives what validating them now would), and the model is built on first use.
+    Discovery keeps these: no metadata model with its twenty containers and no
+    Path objects stay alive per skill, which spares the garbage collector walking a
+    hundred thousand objects, and the skill is the same as a warm discovery's."""
+    self: Skill = _new_skill(Skill)
+    self._name = name
+    self._md = skill_md
+    self._blob = None
+    self._start = self._end = 0
+    if gate:
+        self._gate = True
+    self._fields = fields
+    self._diag_rows = diagnostic_rows  # Diagnostic objects are built when asked for
+    self.source = source
+    self.root = root
+    self.body_offset = body_offset
+    self.kind = kind
+    return self
+
+
+class SnapshotBlob:
+    """The file of stored metadata and diagnostics written beside a snapshot: one
+    :mod:`marshal` chunk ``[metadata-or-None, diagnostic rows]`` per skill, back to
+    back. Plain data only (dicts, lists, strings, numbers) that this process wrote
+    into its own cache, never pickle; every chunk is shape-checked when read. Read
+    in one go the first time any skill of that snapshot needs more than its name,
+    and never written again under that name (a new snapshot gets a new file)."""
+
+    __slots__ = ("_data", "path")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._data: memoryview | None = None
+
+    @classmethod
+    def in_memory(cls, data: bytes) -> SnapshotBlob:
+        """A blob that is no file: chunks a discovery worker encoded and sent back
+        (see ``skills/_parallel.py``), read in place until a snapshot stores them."""
+        blob = cls("")
+        blob._data = memoryview(data)
+        return blob
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Copies and pickles name the file (its bytes are read again on need); an
+        in-memory blob carries its bytes."""
+        if not self.path and self._data is not None:
+            return SnapshotBlob.in_memory, (self._data.tobytes(),)
+        return SnapshotBlob, (self.path,)
+
+    def _load(self) -> memoryview:
+        """The chunks (the payload of the sealed file); ``OSError`` when the file is
+        gone (its snapshot was replaced meanwhile) or damaged."""
+        data = self._data
+        if data is None:
+            from skilldeck.skills.discovery._sealed import unseal
+
+            with open(self.path, "rb") as fh:
+                raw = fh.read()
+            try:
+                data = self._data = unseal(raw)
+            except ValueError as e:
+                raise OSError(f"snapshot blob {self.path}: {e}") from e
+        return data
+
+    def chunk(self, start: int, end: int) -> bytes:
+        return self._load()[start:end].tobytes()
+
+    def decode(self, start: int, end: int) -> tuple[dict[str, Any] | None, list[Any]]:
+        """``(metadata fields or None, diagnostic rows)``; ValueError when that chunk
+        cannot be read or is not that shape."""
+        try:
+            data = marshal.loads(self._load()[start:end])
+        except (OSError, EOFError, TypeError, IndexError) as e:
+            raise ValueError(f"unreadable snapshot record: {e}") from e
+        if type(data) is not list or len(data) != 2:
+            raise ValueError("damaged snapshot record")
+        meta, rows = data
+        if (meta is not None and type(meta) is not dict) or type(rows) is not list:
+            raise ValueError("damaged snapshot record")
+        if not all(type(r) is list and len(r) == 6 for r in rows):
+            raise ValueError("damaged snapshot record")
+        return meta, rows
+
+
+def encode_stored(meta: dict[str, Any] | None, rows: list[Any]) -> bytes:
+    """One skill's chunk of a :class:`SnapshotBlob`; ValueError for a value that is
+    not plain data."""
+    return marshal.dumps([meta, rows])

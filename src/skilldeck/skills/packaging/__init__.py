@@ -1,0 +1,59 @@
+"""``.skill`` packages: pack, unpack, signing, the lock file and verification.
+
+Other packages import these names from here; the modules behind them are this
+package's own business. Names load lazily (an import of the facade costs nothing).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from skilldeck.skills.packaging.package import (
+        MAX_BYTES,
+        MAX_FILES,
+        InstalledSkill,
+        VerifyProblem,
+        install,
+        installed,
+        keygen,
+        pack,
+        uninstall,
+        verify,
+    )
+
+_HOME: dict[str, str] = {
+    "MAX_BYTES": "package",
+    "MAX_FILES": "package",
+    "InstalledSkill": "package",
+    "VerifyProblem": "package",
+    "install": "package",
+    "installed": "package",
+    "keygen": "package",
+    "pack": "package",
+    "uninstall": "package",
+    "verify": "package",
+}
+
+__all__ = [
+    "MAX_BYTES",
+    "MAX_FILES",
+    "InstalledSkill",
+    "VerifyProblem",
+    "install",
+    "installed",
+    "keygen",
+    "pack",
+    "uninstall",
+    "verify",
+]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

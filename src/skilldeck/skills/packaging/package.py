@@ -1,0 +1,410 @@
+"""``.skill`` packages: pack a folder, install one safely, verify and uninstall.
+
+A ``.skill`` file is a zip in the layout Anthropic's packager writes — every file
+under one ``<skill-name>/`` folder — so it uploads to Claude as is. skilldeck adds two
+hidden files inside that folder:
+
+* ``<name>/.skill-manifest.json`` — the sha256 of every other file (sorted JSON);
+* ``<name>/.skill-signature`` — optional ed25519 signature over the manifest bytes
+  (see :mod:`skilldeck.skills.packaging.signing`).
+
+Packing validates the skill first and is deterministic: entries are sorted and carry
+a fixed timestamp, so packing the same folder twice gives the same bytes (ed25519
+signatures are deterministic too). ``__pycache__``, ``*.pyc``, ``.DS_Store``,
+``node_modules`` and ``.git`` are left out.
+
+Installing unpacks into a temp dir next to the target (:mod:`skilldeck.skills.packaging.unpack`
+does the hostile-archive checks), checks every file against the manifest, verifies the
+signature when a key is given, validates the skill, then renames the folder into place
+— so a failure leaves nothing half-installed — and records it in ``skills.lock``
+(:mod:`skilldeck.skills.packaging.lockfile`). ``--force`` moves the old copy to
+``<scope dir>/backups/<name>.bak-<timestamp>`` (outside the skills root, so discovery
+never sees two skills of one name).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+import os
+import shutil
+import tempfile
+import uuid
+import zipfile
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from skilldeck._atomic import atomic_write_bytes
+from skilldeck.config import Settings
+from skilldeck.errors import PackageError, SkillValidationError
+from skilldeck.skills.format.validate import load_skill
+from skilldeck.skills.model.diagnostics import errors_of, warnings_of
+from skilldeck.skills.model.skill import Skill
+from skilldeck.skills.model.spec import unsafe_name_reason
+from skilldeck.skills.packaging.lockfile import (
+    MANIFEST_NAME,
+    SIGNATURE_NAME,
+    LockEntry,
+    Scope,
+    VerifyProblem,
+    collect_files,
+    installed,
+    lock_path,
+    locked,
+    open_file,
+    skills_root,
+    tree_digest,
+    verify,
+)
+from skilldeck.skills.packaging.signing import (
+    check,
+    keygen,
+    load_private_key,
+    load_public_key,
+    sign,
+    signer_of,
+)
+from skilldeck.skills.packaging.unpack import (
+    MAX_BYTES,
+    MAX_FILES,
+    Staged,
+    copy_folder,
+    extract_archive,
+)
+
+__all__ = [
+    "MAX_BYTES",
+    "MAX_FILES",
+    "InstalledSkill",
+    "VerifyProblem",
+    "install",
+    "installed",
+    "keygen",
+    "pack",
+    "uninstall",
+    "verify",
+]
+
+MANIFEST_FORMAT = "skilldeck.manifest/1"
+#: 1980-01-01, the earliest zip timestamp: every entry gets it, so packs are reproducible
+_ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+#: cap on a folder's manifest/signature read into memory (as for an archive's)
+_META_CAP = 8 * 1024 * 1024
+log = logging.getLogger(__name__)
+
+
+# ---- pack -----------------------------------------------------------------------------
+
+
+def pack(
+    folder: Path,
+    *,
+    output: Path | None = None,
+    sign_key: Path | None = None,
+    warnings: list[str] | None = None,
+) -> Path:
+    """Validate the skill in ``folder`` and write ``<name>.skill``; returns its path.
+
+    ``output`` is a file path or an existing directory (default: the current
+    directory). ``sign_key`` is an ed25519 private key file made by :func:`keygen`.
+    FIFOs, sockets and devices in the folder are left out; each is named in
+    ``warnings`` (and logged).
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise PackageError(f"{folder} is not a directory; pass a skill folder to pack.")
+    skill = _load_valid(folder)
+    key = load_private_key(sign_key) if sign_key else None
+    dest = _output_path(output, _safe_name(skill.name))
+    skipped: list[str] = []
+    files = collect_files(folder, max_files=MAX_FILES, max_bytes=MAX_BYTES, skipped=skipped)
+    _report_skipped(skipped, warnings)
+    files.pop(_relative_inside(dest, folder) or "", None)  # never pack the package itself
+    buf = io.BytesIO()
+    hashes: dict[str, str] = {}
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for rel, real in files.items():
+            with open_file(real) as fh:
+                data = fh.read()
+            hashes[rel] = hashlib.sha256(data).hexdigest()
+            zf.writestr(_zip_info(f"{skill.name}/{rel}", real.stat().st_mode), data)
+        manifest = manifest_bytes(skill.name, skill.version, hashes)
+        zf.writestr(_zip_info(f"{skill.name}/{MANIFEST_NAME}", 0o644), manifest)
+        if key is not None:
+            zf.writestr(_zip_info(f"{skill.name}/{SIGNATURE_NAME}", 0o644), sign(manifest, key))
+    atomic_write_bytes(dest, buf.getvalue())
+    return dest
+
+
+def _report_skipped(skipped: list[str], warnings: list[str] | None) -> None:
+    for message in skipped:
+        log.warning("%s", message)
+    if warnings is not None:
+        warnings.extend(skipped)
+
+
+def manifest_bytes(name: str, version: str | None, files: dict[str, str]) -> bytes:
+    doc = {"format": MANIFEST_FORMAT, "name": name, "version": version, "files": files}
+    return (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode("utf-8")
+
+
+def _zip_info(arcname: str, mode: int) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(arcname, date_time=_ZIP_EPOCH)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.create_system = 3  # unix, so the mode bits below are honoured
+    info.external_attr = (0o100755 if mode & 0o111 else 0o100644) << 16
+    return info
+
+
+def _output_path(output: Path | None, name: str) -> Path:
+    if output is None:
+        return Path.cwd() / f"{name}.skill"
+    output = Path(output)
+    return output / f"{name}.skill" if output.is_dir() else output
+
+
+def _relative_inside(path: Path, folder: Path) -> str | None:
+    try:
+        return path.resolve().relative_to(folder.resolve()).as_posix()
+    except ValueError:
+        return None
+
+
+def _load_valid(folder: Path) -> Skill:
+    """Load the skill in ``folder``; any validation *error* refuses it."""
+    skill, diagnostics = load_skill(folder)
+    errors = errors_of(diagnostics)
+    if skill is None or errors:
+        listed = "\n".join(f"  {d}" for d in (errors or diagnostics)) or "  (no SKILL.md found)"
+        raise SkillValidationError(
+            f"{folder} is not a valid skill:\n{listed}", path=folder, diagnostics=diagnostics
+        )
+    return skill
+
+
+# ---- install --------------------------------------------------------------------------
+
+
+@dataclass
+class InstalledSkill:
+    name: str
+    version: str | None
+    scope: Scope
+    path: Path
+    source: str
+    files: int
+    digest: str
+    #: key id of the signature checked with ``verify_key``; None when not verified
+    signed_by: str | None = None
+    #: key id an unverified signature claims (informational only)
+    claimed_signer: str | None = None
+    backup: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["path"] = str(self.path)
+        data["backup"] = str(self.backup) if self.backup else None
+        return data
+
+
+def install(
+    source: Path,
+    *,
+    scope: Scope = "workspace",
+    verify_key: Path | None = None,
+    force: bool = False,
+    settings: Settings,
+) -> InstalledSkill:
+    """Install a ``.skill`` file or a skill folder into ``scope``'s skills root.
+
+    Refuses hostile archives, files that do not match the package manifest, a missing
+    or bad signature when ``verify_key`` is given, an invalid skill, and an existing
+    skill unless ``force``. Nothing is written outside the scope's ``.skilldeck`` dir.
+    """
+    source = Path(source)
+    public = load_public_key(verify_key) if verify_key else None
+    root = skills_root(settings, scope)
+    root.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".install-", dir=root.parent))
+    try:
+        staged = _stage(source, staging)
+        signed_by = _check_package(staged, public)
+        skill = _load_valid(staged.folder)
+        entry = LockEntry(
+            name=_safe_name(skill.name),
+            version=skill.version,
+            source=str(source.resolve()),
+            installed_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            digest=tree_digest(staged.files),
+            files=dict(sorted(staged.files.items())),
+            signed_by=signed_by,
+        )
+        _check_manifest_name(staged, entry.name)
+        backup = _commit_and_record(
+            staged, entry, root, settings=settings, scope=scope, force=force
+        )
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return InstalledSkill(
+        name=entry.name,
+        version=entry.version,
+        scope=scope,
+        path=root / entry.name,
+        source=entry.source,
+        files=len(entry.files),
+        digest=entry.digest,
+        signed_by=signed_by,
+        claimed_signer=signer_of(staged.signature) if staged.signature and not signed_by else None,
+        backup=backup,
+        warnings=[*staged.skipped, *(str(d) for d in warnings_of(skill.diagnostics))],
+    )
+
+
+def _commit_and_record(
+    staged: Staged, entry: LockEntry, root: Path, *, settings: Settings, scope: Scope, force: bool
+) -> Path | None:
+    """Move the staged folder into place and write its lock entry, or undo the move."""
+    target = root / entry.name
+    with locked(lock_path(settings, scope)) as lock:
+        backup = _commit(staged.folder, target, force=force, backups=root.parent / "backups")
+        lock.skills[entry.name] = entry
+        try:
+            lock.write()
+        except OSError as e:
+            _rollback(target, staged.folder, backup)
+            raise PackageError(f"Cannot write {lock.path}: {e}; install rolled back.") from e
+    return backup
+
+
+def _stage(source: Path, staging: Path) -> Staged:
+    if source.is_dir():
+        staged = copy_folder(source, staging)
+        for attr, filename in (("manifest", MANIFEST_NAME), ("signature", SIGNATURE_NAME)):
+            meta = source / filename
+            if meta.is_file() and not meta.is_symlink():
+                with open_file(meta) as fh:
+                    setattr(staged, attr, fh.read(_META_CAP + 1)[:_META_CAP])
+        return staged
+    if source.is_file():
+        return extract_archive(source, staging)
+    raise PackageError(f"{source} does not exist; pass a .skill file or a skill folder.")
+
+
+def _check_package(staged: Staged, public: Any) -> str | None:
+    """Every file must match the manifest (when there is one); with a key, the
+    signature must verify. Returns the verified key id."""
+    if staged.manifest is not None:
+        try:
+            listed = json.loads(staged.manifest)["files"]
+            if not isinstance(listed, dict):
+                raise TypeError("'files' is not a mapping")
+        except (ValueError, KeyError, TypeError) as e:
+            raise PackageError(f"The package manifest is malformed ({e}); refused.") from e
+        if listed != staged.files:
+            raise PackageError(
+                f"The package does not match its manifest: {_diff(listed, staged.files)}."
+            )
+    if public is None:
+        return None
+    if staged.manifest is None or staged.signature is None:
+        raise PackageError(
+            "The package is not signed (no manifest or signature), but --verify was given; refused."
+        )
+    return check(staged.manifest, staged.signature, public)
+
+
+def _diff(listed: dict[str, Any], actual: dict[str, str]) -> str:
+    parts = []
+    if changed := sorted(k for k in listed.keys() & actual.keys() if listed[k] != actual[k]):
+        parts.append(f"modified {', '.join(changed[:5])}")
+    if missing := sorted(listed.keys() - actual.keys()):
+        parts.append(f"missing {', '.join(missing[:5])}")
+    if extra := sorted(actual.keys() - listed.keys()):
+        parts.append(f"not in manifest {', '.join(extra[:5])}")
+    return "; ".join(parts)
+
+
+def _check_manifest_name(staged: Staged, name: str) -> None:
+    if staged.manifest is None:
+        return
+    claimed = json.loads(staged.manifest).get("name")
+    if claimed is not None and claimed != name:
+        raise PackageError(
+            f"The package manifest names skill {claimed!r} but SKILL.md says {name!r}; refused."
+        )
+
+
+def _safe_name(name: str) -> str:
+    reason = unsafe_name_reason(name)
+    if reason is not None:
+        raise PackageError(
+            f"Skill name {name!r} cannot be used as a folder name: {reason}; refused."
+        )
+    return name
+
+
+def _commit(staged: Path, target: Path, *, force: bool, backups: Path) -> Path | None:
+    """Rename ``staged`` to ``target``; an existing target moves to ``backups`` first."""
+    backup: Path | None = None
+    if target.exists() or target.is_symlink():
+        if not force:
+            raise PackageError(
+                f"Skill {target.name!r} is already installed at {target}. Use --force to "
+                "replace it (the current copy is kept as a backup)."
+            )
+        backups.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        backup = backups / f"{target.name}.bak-{stamp}"
+        if backup.exists():
+            backup = backups / f"{target.name}.bak-{stamp}-{uuid.uuid4().hex[:6]}"
+        os.replace(target, backup)
+    try:
+        os.replace(staged, target)
+    except OSError as e:
+        if backup is not None:
+            os.replace(backup, target)
+        raise PackageError(f"Cannot move the skill into {target}: {e}.") from e
+    return backup
+
+
+def _rollback(target: Path, trash: Path, backup: Path | None) -> None:
+    os.replace(target, trash)
+    if backup is not None:
+        os.replace(backup, target)
+
+
+# ---- uninstall ------------------------------------------------------------------------
+
+
+def uninstall(name: str, *, scope: Scope = "workspace", settings: Settings) -> Path:
+    """Remove a skill installed by :func:`install` and its lock entry; returns the path.
+
+    Skills skilldeck did not install (no lock entry) are left alone: deleting a
+    hand-written skill by a typo would be unrecoverable.
+    """
+    _safe_name(name)
+    root = skills_root(settings, scope)
+    target = root / name
+    with locked(lock_path(settings, scope)) as lock:
+        if name not in lock.skills:
+            raise PackageError(
+                f"Skill {name!r} is not installed in the {scope} scope (no entry in "
+                f"{lock.path}); skilldeck only removes skills it installed."
+            )
+        trash: Path | None = None
+        if target.exists() or target.is_symlink():
+            trash = root.parent / f".uninstall-{name}-{uuid.uuid4().hex[:8]}"
+            os.replace(target, trash)
+        del lock.skills[name]
+        lock.write()
+    if trash is not None:
+        if trash.is_symlink():
+            trash.unlink()
+        else:
+            shutil.rmtree(trash, ignore_errors=True)
+    return target

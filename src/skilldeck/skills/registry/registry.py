@@ -1,0 +1,435 @@
+"""``SkillRegistry``: the one place that decides which skill a name means.
+
+Candidates for a name come, highest precedence first, from skills registered in
+code, then from discovery's roots in order (:mod:`.discover`). The first candidate
+wins unless ``override_version`` picked another; the others are *shadowed* and stay
+visible through :meth:`SkillRegistry.entries` and :meth:`SkillRegistry.shadowing`, so
+"why is my skill not used?" always has an answer. Disabled names (``skills.disabled``
+in config) keep their winner but mark it disabled; :meth:`SkillRegistry.list` leaves
+those out. Skills that failed to load are kept as ``invalid`` entries with their
+diagnostics; one broken skill never stops the others.
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from skilldeck.errors import SkillNotFoundError, SkillUnavailableError
+from skilldeck.settings.writes import Written, record_disabled, record_enabled
+from skilldeck.skills.discovery.discover import (
+    DiscoveryResult,
+    InvalidSkill,
+    Root,
+    discover,
+    gc_paused,
+    resolve_roots,
+)
+from skilldeck.skills.execution.gating import apply_gating, unavailable_for
+from skilldeck.skills.model.diagnostics import Diagnostic
+from skilldeck.skills.model.skill import Skill
+from skilldeck.skills.registry.entries import (
+    EntryStatus,
+    RefreshResult,
+    Shadowing,
+    SkillEntry,
+    active_row,
+)
+
+if TYPE_CHECKING:
+    from skilldeck.config import Settings
+
+__all__ = [
+    "EntryStatus",
+    "RefreshResult",
+    "Shadowing",
+    "SkillEntry",
+    "SkillRegistry",
+]
+
+
+class SkillRegistry:
+    """Skills by name, with precedence, versions, enable/disable and diagnostics."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        if settings is None:
+            from skilldeck.config import load_settings
+
+            settings = load_settings()
+        self.settings = settings
+        self._discovery = DiscoveryResult([])
+        self._scan_args: dict[str, Any] | None = None
+        self._registered: list[Skill] = []
+        self._removed: set[str] = set()
+        self._overrides: dict[str, str] = {}
+        self._fingerprint: str | None = None
+        self._resolve()
+
+    @classmethod
+    def discover(
+        cls,
+        settings: Settings,
+        *,
+        roots: Sequence[Path] = (),
+        no_defaults: bool = False,
+        use_cache: bool = True,
+    ) -> SkillRegistry:
+        """A registry filled from the discovery roots (see :mod:`.discover`)."""
+        registry = cls(settings)
+        registry._scan_args = {
+            "roots": tuple(roots),
+            "no_defaults": no_defaults,
+            "use_cache": use_cache,
+        }
+        with gc_paused():
+            registry._discovery = discover(settings, **registry._scan_args)
+            registry._resolve()
+        return registry
+
+    # ---- registration ------------------------------------------------------------
+
+    def register(self, skill: Skill) -> None:
+        """Add a skill from code; it beats every discovered skill of the same name.
+        Registering the same name and version again replaces the earlier one."""
+        self._registered = [
+            s for s in self._registered if (s.name, s.version) != (skill.name, skill.version)
+        ]
+        self._registered.insert(0, skill)
+        self._removed.discard(skill.name)
+        self._changed()
+
+    def unregister(self, name: str) -> None:
+        """Forget ``name``: registered skills go, discovered ones are hidden until a
+        later :meth:`register` of that name (a refresh does not bring them back)."""
+        if name not in self._winners:
+            raise SkillNotFoundError(name, suggestions=self._suggest(name))
+        self._registered = [s for s in self._registered if s.name != name]
+        self._removed.add(name)
+        self._overrides.pop(name, None)
+        self._changed()
+
+    # ---- lookup ------------------------------------------------------------------
+
+    def get(
+        self, name: str, version: str | None = None, *, include_disabled: bool = False
+    ) -> Skill:
+        """The skill ``name`` means (or that exact ``version`` of it).
+
+        Raises SkillNotFoundError (with close matches) or, for a disabled skill,
+        SkillUnavailableError unless ``include_disabled``.
+        """
+        if name not in self._winners:
+            raise SkillNotFoundError(name, suggestions=self._suggest(name))
+        candidates = self._group(name)
+        if version is None:
+            skill = self._winners[name]
+        else:
+            found = [s for s in candidates if s.version == version]
+            if not found:
+                others = [f"{name}@{s.version}" for s in candidates if s.version]
+                raise SkillNotFoundError(f"{name}@{version}", suggestions=others)
+            skill = found[0]
+        if not skill.enabled and not include_disabled:
+            raise SkillUnavailableError(
+                name, f"disabled in config; run `skilldeck skills enable {name}` to use it."
+            )
+        return skill
+
+    def find(self, name: str) -> Skill | None:
+        """Like :meth:`get` but None when there is no usable skill by that name."""
+        skill = self._winners.get(name)
+        return skill if skill is not None and skill.enabled else None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._winners
+
+    def __len__(self) -> int:
+        return len(self._winners)
+
+    def names(self) -> list[str]:
+        return sorted(self._winners)
+
+    def list(self, *, include_disabled: bool = False) -> builtins.list[Skill]:
+        """The winning skill of every name, sorted by name; disabled ones only on request."""
+        return [
+            self._winners[n]
+            for n in sorted(self._winners)
+            if include_disabled or self._winners[n].enabled
+        ]
+
+    def why_unavailable(
+        self, skill: Skill, *, tools: set[str] | frozenset[str] | None = None
+    ) -> str | None:
+        """Why ``skill`` cannot be used by an agent holding ``tools`` (None: tool set
+        unknown), or None when it can: disabled, missing tools, then the machine-level
+        gating computed at the last refresh. A per-call view: nothing is written, so
+        agents with different tools sharing this registry never see each other's."""
+        if not skill.enabled:
+            return "disabled in config"
+        return unavailable_for(skill, tools)
+
+    def usable(self, *, tools: set[str] | frozenset[str] | None = None) -> builtins.list[Skill]:
+        """The enabled skills an agent holding ``tools`` can use, sorted by name."""
+        return [s for s in self.list() if self.why_unavailable(s, tools=tools) is None]
+
+    def versions(self, name: str) -> builtins.list[Skill]:
+        """Every candidate for ``name`` (registered and discovered), precedence order."""
+        if name not in self._winners:
+            raise SkillNotFoundError(name, suggestions=self._suggest(name))
+        return list(self._group(name))
+
+    def override_version(self, name: str, version: str) -> None:
+        """Make the candidate with this ``version`` win for ``name`` (in memory)."""
+        self.get(name, version, include_disabled=True)  # raises with suggestions
+        self._overrides[name] = version
+        self._changed()
+
+    # ---- enable / disable ----------------------------------------------------------
+
+    def disable(self, name: str) -> None:
+        """Disable ``name`` and remember it in the user config file."""
+        self._require_known(name)
+        record_disabled(self.settings, name)  # atomic, through the settings package
+        self._changed()
+
+    def enable(self, name: str) -> Written:
+        """Enable ``name``: removed from the disabled list of the user and the
+        workspace config files, wherever it was listed (``retrust`` in the result:
+        a trusted workspace file was rewritten, see :mod:`skilldeck.settings.writes`)."""
+        self._require_known(name)
+        written = record_enabled(self.settings, name)
+        self._changed()
+        return written
+
+    def is_disabled(self, name: str) -> bool:
+        return name in self.settings.skills.disabled
+
+    def _require_known(self, name: str) -> None:
+        known = set(self._winners) | {i.name for i in self._discovery.invalid}
+        if name not in known:
+            raise SkillNotFoundError(name, suggestions=self._suggest(name))
+
+    # ---- reports -------------------------------------------------------------------
+
+    @property
+    def roots(self) -> builtins.list[Root]:
+        if self._scan_args is None:
+            return []
+        return resolve_roots(
+            self.settings,
+            roots=self._scan_args["roots"],
+            no_defaults=self._scan_args["no_defaults"],
+        )
+
+    @property
+    def diagnostics(self) -> builtins.list[Diagnostic]:
+        """Problems of the scan itself: symlink loops, dangling links, missing roots."""
+        return self._discovery.diagnostics
+
+    @property
+    def invalid(self) -> builtins.list[InvalidSkill]:
+        """Skills that could not be loaded, each with its diagnostics."""
+        return self._discovery.invalid
+
+    def entries(self) -> builtins.list[SkillEntry]:
+        """Every candidate and every broken skill, sorted by name then precedence."""
+        rows: builtins.list[SkillEntry] = []
+        for name in sorted(self._winners):
+            winner = self._winners[name]
+            for skill in self._group(name):
+                rows.append(self._entry(skill, winner))
+        for bad in self._discovery.invalid:
+            rows.append(
+                SkillEntry(
+                    bad.name,
+                    EntryStatus.INVALID,
+                    bad.source,
+                    bad.folder,
+                    bad.skill_md,
+                    diagnostics=tuple(bad.diagnostics),
+                )
+            )
+        rows.sort(key=lambda e: e.name)
+        return rows
+
+    def active_rows(self) -> builtins.list[dict[str, Any]]:
+        """``[e.to_dict() for e in entries() if e.status == "active"]``, built without
+        the entries (see :func:`.entries.active_row`): what ``skills list --json``
+        prints."""
+        winners = self._winners
+        return [
+            active_row(skill)
+            for skill in (winners[n] for n in sorted(winners))
+            if skill.enabled and skill.unavailable_reason is None
+        ]
+
+    def _entry(self, skill: Skill, winner: Skill) -> SkillEntry:
+        diags = tuple(skill.diagnostics)
+        if skill is not winner:
+            return SkillEntry(
+                skill.name,
+                EntryStatus.SHADOWED,
+                skill.source,
+                skill.folder,
+                skill.skill_md,
+                skill,
+                shadowed_by=winner.folder,
+                reason=self._why(winner, skill),
+                diagnostics=diags,
+            )
+        status, reason = EntryStatus.ACTIVE, None
+        if not skill.enabled:
+            status, reason = EntryStatus.DISABLED, "disabled in config"
+        elif skill.unavailable_reason is not None:
+            status, reason = EntryStatus.UNAVAILABLE, skill.unavailable_reason
+        return SkillEntry(
+            skill.name,
+            status,
+            skill.source,
+            skill.folder,
+            skill.skill_md,
+            skill,
+            reason=reason,
+            diagnostics=diags,
+        )
+
+    def shadowing(self) -> builtins.list[Shadowing]:
+        """Which skill hides which, and why, sorted by name."""
+        report: builtins.list[Shadowing] = []
+        for name in sorted(self._groups):
+            winner = self._winners[name]
+            for skill in self._groups[name]:
+                if skill is not winner:
+                    report.append(Shadowing(name, winner, skill, self._why(winner, skill)))
+        return report
+
+    def _why(self, winner: Skill, hidden: Skill) -> str:
+        if self._overrides.get(winner.name) == winner.version and winner.version is not None:
+            return f"version {winner.version} chosen with override_version"
+        if id(winner) in self._registered_ids:
+            if id(hidden) in self._registered_ids:
+                return f"registered later than the one in {hidden.folder}"
+            return "registered in code, which beats discovered skills"
+        if winner.root == hidden.root:
+            return f"same root {winner.root}; {winner.folder} comes first in scan order"
+        return (
+            f"{winner.source} root {winner.root} has precedence over "
+            f"{hidden.source} root {hidden.root}"
+        )
+
+    # ---- change tracking ---------------------------------------------------------------
+
+    def refresh(self) -> RefreshResult:
+        """Re-scan the same roots; report which names appeared, changed or went away."""
+        before = self._state()
+        with gc_paused():
+            if self._scan_args is not None:
+                self._discovery = discover(self.settings, **self._scan_args)
+            self._changed()
+        after = self._state()
+        return RefreshResult(
+            added=sorted(after.keys() - before.keys()),
+            changed=sorted(n for n in after.keys() & before.keys() if after[n] != before[n]),
+            removed=sorted(before.keys() - after.keys()),
+        )
+
+    def _state(self) -> dict[str, tuple[Any, ...]]:
+        """Per name: which file wins, its (mtime, size), and for a skill registered
+        in code its identity (it has no file that could change)."""
+        stats = {md: (m, s) for scan in self._discovery.roots for md, m, s in scan.files}
+        return {
+            name: (
+                str(skill.skill_md),
+                stats.get(str(skill.skill_md)),
+                id(skill) if id(skill) in self._registered_ids else None,
+            )
+            for name, skill in self._winners.items()
+        }
+
+    @property
+    def fingerprint(self) -> str:
+        """Changes whenever any skill file, registration, override or the disabled
+        list changes — a key for caches derived from the registry (routing index)."""
+        if self._fingerprint is None:
+            import hashlib
+
+            h = hashlib.sha256()
+            for scan in self._discovery.roots:
+                h.update(f"root\0{scan.root.path}\0".encode())
+                for md, mtime, size in scan.files:
+                    h.update(f"{md}\0{mtime}\0{size}\n".encode())
+            for skill in self._registered:
+                h.update(b"reg\0" + skill.metadata.model_dump_json().encode())
+                h.update(f"\0{skill.folder}\0{id(skill)}\n".encode())
+            extra = (sorted(self._removed), sorted(self._overrides.items()))
+            h.update(repr((extra, sorted(self.settings.skills.disabled))).encode())
+            self._fingerprint = h.hexdigest()[:32]
+        return self._fingerprint
+
+    def _changed(self) -> None:
+        self._fingerprint = None
+        self._resolve()
+
+    def _resolve(self) -> None:
+        """Recompute candidates, winners and enabled flags from the current inputs.
+
+        One pass over thousands of skills on every discovery, so it stays flat and
+        allocates little: a name with one candidate (nearly all) gets no list of its
+        own (see :meth:`_group`), and only skills that can be gated go to gating.
+        """
+        first: dict[str, Skill] = {}  # the first candidate of every name
+        groups: dict[str, builtins.list[Skill]] = {}  # all of them, where there are several
+        removed = self._removed
+        disabled = set(self.settings.skills.disabled)
+        gated: builtins.list[Skill] = []
+        scans = (scan.skills for scan in self._discovery.roots)
+        for skill in itertools.chain(self._registered, *scans):
+            name = skill.name
+            if removed and name in removed:
+                continue
+            head = first.get(name)
+            if head is None:
+                first[name] = skill
+            elif name in groups:
+                groups[name].append(skill)
+            else:
+                groups[name] = [head, skill]
+            enabled = not disabled or name not in disabled
+            if skill.enabled is not enabled:  # written only when it changes: most never do
+                skill.enabled = enabled
+            # only a skill that sets a gating field, or was gated, can change
+            if skill.unavailable_reason is not None or skill.may_be_gated():
+                gated.append(skill)
+        winners = first
+        if self._overrides:
+            winners = dict(first)
+            for name, wanted in self._overrides.items():
+                chosen = next((s for s in groups.get(name, ()) if s.version == wanted), None)
+                if chosen is not None:
+                    winners[name] = chosen
+        self._groups = groups
+        self._winners = winners
+        self._registered_ids = {id(s) for s in self._registered}
+        # requires-bins / requires-env / compatibility: machine-level, once per refresh;
+        # requires-tools is per agent (why_unavailable), never written here
+        apply_gating(gated)
+
+    def _group(self, name: str) -> builtins.list[Skill]:
+        """Every candidate for ``name``, highest precedence first."""
+        group = self._groups.get(name)
+        if group is not None:
+            return group
+        skill = self._winners.get(name)
+        return [skill] if skill is not None else []
+
+    def _suggest(self, name: str) -> builtins.list[str]:
+        names = set(self._winners) | {i.name for i in self._discovery.invalid}
+        import difflib
+
+        close = difflib.get_close_matches(name, sorted(names), n=5, cutoff=0.6)
+        lowered = name.lower()
+        contains = sorted(n for n in names if lowered and lowered in n and n not in close)
+        return [*close, *contains][:5]

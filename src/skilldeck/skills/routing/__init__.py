@@ -1,0 +1,85 @@
+"""Which skill fits a request: tokeniser, word lists, the BM25F index and its cache,
+optional embeddings, per-turn hints.
+
+Other packages import these names from here; the modules behind them are this
+package's own business. Names load lazily (an import of the facade costs nothing).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from skilldeck.skills.routing.hints import (
+        HINT_CLOSE,
+        HINT_OPEN,
+        hint_from_settings,
+        registry_hinter,
+        registry_ranking,
+        skill_hint,
+    )
+    from skilldeck.skills.routing.match import (
+        CAN_HANDLE_WEIGHT,
+        MIN_CEILING,
+        Match,
+        SkillMatcher,
+        rank_for_disclosure,
+        skill_fields,
+        split_fused_names,
+    )
+    from skilldeck.skills.routing.tokenize import (
+        STOPWORDS,
+        fold,
+        stem,
+        tokenize,
+    )
+
+_HOME: dict[str, str] = {
+    "STOPWORDS": "tokenize",
+    "fold": "tokenize",
+    "stem": "tokenize",
+    "tokenize": "tokenize",
+    "CAN_HANDLE_WEIGHT": "match",
+    "MIN_CEILING": "match",
+    "Match": "match",
+    "SkillMatcher": "match",
+    "rank_for_disclosure": "match",
+    "skill_fields": "match",
+    "split_fused_names": "match",
+    "HINT_CLOSE": "hints",
+    "HINT_OPEN": "hints",
+    "hint_from_settings": "hints",
+    "registry_hinter": "hints",
+    "registry_ranking": "hints",
+    "skill_hint": "hints",
+}
+
+__all__ = [
+    "CAN_HANDLE_WEIGHT",
+    "HINT_CLOSE",
+    "HINT_OPEN",
+    "MIN_CEILING",
+    "STOPWORDS",
+    "Match",
+    "SkillMatcher",
+    "fold",
+    "hint_from_settings",
+    "rank_for_disclosure",
+    "registry_hinter",
+    "registry_ranking",
+    "skill_fields",
+    "skill_hint",
+    "split_fused_names",
+    "stem",
+    "tokenize",
+]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,330 @@
+"""Ranking skills for a task: BM25F over the skill's fields, fused with code skills'
+``can_handle`` and, optionally, sentence embeddings.
+
+How a query is ranked (docs/routing.md has the measurements):
+
+1. The query is tokenised like the skills (:mod:`.tokenize`), plus English
+   equivalents of common non-English words.
+2. BM25F (:mod:`._bm25f`) scores every skill over ``name``, ``description``,
+   ``when_to_use`` (+ ``triggers``), ``tags`` (+ ``category``/``keywords``) and the
+   body (first ``body_chars`` characters), each field weighted and length-normalised
+   on its own. The body matters: descriptions alone miss most indirect requests.
+3. The raw score is divided by the query's ceiling (the sum of its words' idf), which
+   gives a **normalised score in [0, 1]**: roughly "how much of what the query says,
+   weighted by rarity, this skill covers". Hints compare it to a threshold.
+4. A code skill's ``can_handle(query)`` (0–1) lifts its score by noisy-OR:
+   ``s' = 1 - (1 - s)(1 - CAN_HANDLE_WEIGHT * can_handle)``; it can only raise a score.
+5. With an embedder (the ``[embeddings]`` extra), the BM25F ranking and the cosine
+   ranking are fused by reciprocal rank fusion; the reported score becomes the mean
+   of the normalised BM25F score and the clipped cosine similarity. The packaged
+   model is English-only, so requests that look non-English stay lexical.
+
+The index is built once per registry state and cached on disk under
+``settings.cache_dir / "routing"``, keyed by ``registry.fingerprint``; a warm process
+loads arrays and never re-reads a SKILL.md.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+from weakref import WeakKeyDictionary
+
+import numpy as np
+
+from skilldeck._atomic import atomic_write_bytes
+from skilldeck.skills.model.skill import Skill, SkillKind
+from skilldeck.skills.routing._bm25f import F32, BM25FIndex, BM25FParams
+from skilldeck.skills.routing._lexicon import looks_foreign, tokenize_query
+from skilldeck.skills.routing._match_index import (
+    cache_key,
+    embedding_text,
+    load_or_build,
+    skill_fields,
+    split_fused_names,
+    vector_path,
+)
+from skilldeck.skills.routing.tokenize import fold
+
+if TYPE_CHECKING:
+    from skilldeck.config import Settings
+    from skilldeck.skills.routing._embeddings import Embedder
+
+__all__ = [
+    "CAN_HANDLE_WEIGHT",
+    "MIN_CEILING",
+    "Match",
+    "SkillMatcher",
+    "rank_for_disclosure",
+    "skill_fields",
+    "split_fused_names",
+]
+
+log = logging.getLogger(__name__)
+
+#: how strongly a code skill's own can_handle() score lifts its ranking score
+CAN_HANDLE_WEIGHT = 0.5
+#: floor of a query's score ceiling, in idf units (about two rare words): a query of
+#: one or two ordinary words cannot reach a confident normalised score
+MIN_CEILING = 10.0
+_MEMO_SIZE = 8
+_INDEX_MEMO: OrderedDict[str, BM25FIndex] = OrderedDict()
+#: registry → ((fingerprint, embedder id), matcher): the matcher of its current state
+_MATCHER_MEMO: WeakKeyDictionary[Any, tuple[tuple[str, int], SkillMatcher]] = WeakKeyDictionary()
+
+
+@dataclass(frozen=True)
+class Match:
+    """One ranked skill; ``score`` is normalised to [0, 1] (see module docs)."""
+
+    name: str
+    score: float
+    skill: Skill
+
+
+class RegistryLike(Protocol):
+    """What the matcher needs from :class:`~skilldeck.skills.registry.registry.SkillRegistry`."""
+
+    settings: Settings
+
+    @property
+    def fingerprint(self) -> str: ...
+
+    def list(self, *, include_disabled: bool = False) -> list[Skill]: ...
+
+
+Handler = Callable[[str], float]
+
+
+class SkillMatcher:
+    """Ranks a fixed list of skills for free-text queries."""
+
+    def __init__(
+        self,
+        skills: Sequence[Skill],
+        index: BM25FIndex,
+        *,
+        handlers: Mapping[str, Handler] | Callable[[], Mapping[str, Handler]] | None = None,
+        embedder: Embedder | None = None,
+        vector_cache: Path | None = None,
+    ) -> None:
+        if index.n_docs != len(skills):
+            raise ValueError(f"index has {index.n_docs} documents for {len(skills)} skills")
+        self.skills = list(skills)
+        self.index = index
+        self._handlers_source = handlers
+        self._handlers: dict[int, Handler] | None = None
+        self._embedder = embedder
+        self._vector_cache = vector_cache
+        self._vectors: F32 | None = None
+
+    # ---- construction ------------------------------------------------------------
+
+    @classmethod
+    def from_skills(
+        cls,
+        skills: Sequence[Skill],
+        *,
+        params: BM25FParams | None = None,
+        cache_path: Path | None = None,
+        handlers: Mapping[str, Handler] | Callable[[], Mapping[str, Handler]] | None = None,
+        embedder: Embedder | None = None,
+    ) -> SkillMatcher:
+        """Index ``skills`` (reading their bodies), or load ``cache_path`` when it holds
+        an index of exactly these skills (by name and folder) built with ``params``."""
+        params = params or BM25FParams()
+        index = load_or_build(list(skills), params, cache_path)
+        vectors = vector_path(cache_path) if cache_path and embedder else None
+        return cls(skills, index, handlers=handlers, embedder=embedder, vector_cache=vectors)
+
+    @classmethod
+    def for_registry(
+        cls, registry: RegistryLike, *, embedder: Embedder | None = None
+    ) -> SkillMatcher:
+        """The matcher for the registry's enabled skills, cached by its fingerprint:
+        in memory for this process and on disk under ``settings.cache_dir``.
+
+        With ``skills.match_embeddings`` on (or an ``embedder`` given), sentence
+        embeddings are fused in; if the extra is not installed, a warning says how to
+        install it and ranking stays lexical. The same registry in the same state gets
+        the same matcher back, so asking once per user message costs nothing.
+        """
+        if embedder is None and registry.settings.skills.match_embeddings:
+            embedder = _default_embedder()
+        state = (registry.fingerprint, id(embedder))
+        try:
+            memo = _MATCHER_MEMO.get(registry)
+        except TypeError:  # an unhashable or non-weakref-able stand-in registry
+            return cls._build_for_registry(registry, embedder)
+        if memo is not None and memo[0] == state:
+            return memo[1]
+        matcher = cls._build_for_registry(registry, embedder)
+        _MATCHER_MEMO[registry] = (state, matcher)
+        return matcher
+
+    @classmethod
+    def _build_for_registry(cls, registry: RegistryLike, embedder: Embedder | None) -> SkillMatcher:
+        skills = registry.list()
+        params = BM25FParams()
+        key = cache_key(registry.fingerprint, params, skills)
+        path = Path(registry.settings.cache_dir) / "routing" / f"bm25f-{key}.npz"
+        index = _INDEX_MEMO.get(key)
+        if index is None:
+            index = load_or_build(skills, params, path)
+            _INDEX_MEMO[key] = index
+            while len(_INDEX_MEMO) > _MEMO_SIZE:
+                _INDEX_MEMO.popitem(last=False)
+        _INDEX_MEMO.move_to_end(key)
+        settings = registry.settings
+        return cls(
+            skills,
+            index,
+            handlers=lambda: _code_skill_handlers(skills, settings),
+            embedder=embedder,
+            vector_cache=vector_path(path) if embedder else None,
+        )
+
+    # ---- ranking -----------------------------------------------------------------
+
+    def scores(self, query: str) -> F32:
+        """Normalised score in [0, 1] of every skill, in ``self.skills`` order."""
+        tokens = tokenize_query(query)
+        if tokens:
+            raw, ceiling = self.index.scores(tokens, min_ceiling=MIN_CEILING)
+            scores = raw / np.float32(ceiling) if ceiling > 0 else raw
+        else:
+            scores = np.zeros(len(self.skills), dtype=np.float32)
+        for row, handler in self._code_handlers().items():
+            lift = CAN_HANDLE_WEIGHT * _safe_call(handler, query, self.skills[row].name)
+            if lift > 0:
+                scores[row] = 1.0 - (1.0 - scores[row]) * (1.0 - lift)
+        return np.clip(scores, 0.0, 1.0, out=scores)
+
+    def rank(self, query: str, *, k: int = 10) -> list[Match]:
+        """The ``k`` best skills for ``query``, best first; skills scoring 0 are left out."""
+        if k <= 0 or not self.skills:
+            return []
+        scores = self.scores(query)
+        if self._embedder is not None and not looks_foreign(fold(query).lower()):
+            return self._rank_with_embeddings(query, scores, k)
+        return [
+            Match(self.skills[i].name, float(scores[i]), self.skills[i]) for i in _top(scores, k)
+        ]
+
+    def _rank_with_embeddings(self, query: str, scores: F32, k: int) -> list[Match]:
+        from skilldeck.skills.routing._embeddings import reciprocal_rank_fusion
+
+        assert self._embedder is not None
+        if self._vectors is None:
+            self._vectors = self._skill_vectors(self._embedder)
+        query_vec = self._embedder.embed([query])[0]
+        cosine = np.clip(self._vectors @ query_vec, 0.0, 1.0).astype(np.float32)
+        depth = max(k * 5, 50)
+        lexical = [int(i) for i in _top(scores, depth)]
+        semantic = [int(i) for i in _top(cosine, depth)]
+        fused = reciprocal_rank_fusion([lexical, semantic])[:k]
+        return [
+            Match(self.skills[i].name, float((scores[i] + cosine[i]) / 2), self.skills[i])
+            for i in fused
+        ]
+
+    def _skill_vectors(self, embedder: Embedder) -> F32:
+        """Every skill's embedding: from the cache file next to the index when it has
+        one row per skill, else computed (once) and written there."""
+        path = self._vector_cache
+        if path is not None and path.is_file():
+            try:
+                vectors = np.load(path, allow_pickle=False)
+                if vectors.ndim == 2 and len(vectors) == len(self.skills):
+                    return np.asarray(vectors, dtype=np.float32)
+            except (OSError, ValueError) as e:
+                log.info("embedding cache %s unusable: %s", path, e)
+        vectors = embedder.embed([embedding_text(s) for s in self.skills])
+        if path is not None:
+            buf = io.BytesIO()
+            np.save(buf, vectors)
+            try:
+                atomic_write_bytes(path, buf.getvalue())
+            except OSError as e:
+                log.warning("cannot write embedding cache %s: %s", path, e)
+        return vectors
+
+    def _code_handlers(self) -> dict[int, Handler]:
+        if self._handlers is None:
+            source = self._handlers_source
+            by_name = source() if callable(source) else (source or {})
+            rows = {s.name: i for i, s in enumerate(self.skills)}
+            self._handlers = {rows[n]: h for n, h in by_name.items() if n in rows}
+        return self._handlers
+
+
+def rank_for_disclosure(matcher: SkillMatcher, task: str, *, k: int | None = None) -> list[str]:
+    """Skill names most-relevant-first for ``render_available_skills(ranked=...)``.
+
+    Only skills with a positive score are listed; the renderer keeps these in full
+    and shortens the rest when the catalog does not fit its budget.
+    """
+    limit = len(matcher.skills) if k is None else k
+    return [m.name for m in matcher.rank(task, k=limit)] if task.strip() else []
+
+
+# ---- helpers -----------------------------------------------------------------------
+
+
+def _top(scores: F32, k: int) -> list[int]:
+    """Indices of the ``k`` highest positive scores, best first (ties: lower index)."""
+    positive = np.flatnonzero(scores > 0)
+    if len(positive) > k:
+        part = np.argpartition(-scores[positive], k - 1)[:k]
+        positive = positive[part]
+    order = np.lexsort((positive, -scores[positive]))
+    return [int(i) for i in positive[order]]
+
+
+def _safe_call(handler: Handler, query: str, name: str) -> float:
+    """A code skill's can_handle; its failure must never break ranking."""
+    try:
+        value = float(handler(query))
+    except Exception as e:  # third-party code: any failure means "no opinion"
+        log.warning("can_handle() of skill %r failed: %s", name, e)
+        return 0.0
+    return min(max(value, 0.0), 1.0) if value == value else 0.0
+
+
+def _code_skill_handlers(skills: Sequence[Skill], settings: Settings) -> dict[str, Handler]:
+    """``can_handle`` of every code skill that loads under the trust settings."""
+    code = [s for s in skills if s.kind is SkillKind.CODE]
+    if not code:
+        return {}
+    from skilldeck.errors import SkilldeckError
+    from skilldeck.skills.code.codeskill import load_code_skill
+
+    handlers: dict[str, Handler] = {}
+    for skill in code:
+        try:
+            handlers[skill.name] = load_code_skill(skill, settings=settings).can_handle
+        except SkilldeckError as e:  # untrusted, disabled or broken: BM25F alone ranks it
+            log.info("not using can_handle of %r: %s", skill.name, e)
+    return handlers
+
+
+_EMBEDDER: list[Embedder | None] = []
+
+
+def _default_embedder() -> Embedder | None:
+    """The packaged embedder, loaded once per process; None (with a warning) if the
+    ``[embeddings]`` extra is missing."""
+    if not _EMBEDDER:
+        from skilldeck.skills.routing._embeddings import load_embedder
+
+        try:
+            _EMBEDDER.append(load_embedder())
+        except ImportError as e:
+            log.warning("%s Ranking without embeddings.", e)
+            _EMBEDDER.append(None)
+    return _EMBEDDER[0]
