@@ -33,9 +33,9 @@ import pytest
 
 from skilldeck.agent.builder import build_agent
 from skilldeck.agent.events import Event, SubagentEndEvent, ToolResultEvent
-from skilldeck.agent.gate import ApprovalRequest
+from skilldeck.agent.permissions.gate import ApprovalRequest
 from skilldeck.agent.recorder import RunResult
-from skilldeck.agent.session import SessionStore
+from skilldeck.agent.store.session import SessionStore
 from skilldeck.config import Settings, load_settings
 from skilldeck.llm.messages import UserMessage
 from skilldeck.llm.scripted import ScriptedModel, ScriptedRequest

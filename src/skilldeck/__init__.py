@@ -41,7 +41,7 @@ _EXPORTS: dict[str, str] = {
     "make_model": "skilldeck.llm.factory",
     "Agent": "skilldeck.agent.loop",
     "build_agent": "skilldeck.agent.builder",
-    "SubagentManager": "skilldeck.agent.subagents",
+    "SubagentManager": "skilldeck.agent.subagents.subagents",
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -34,9 +34,9 @@ from skilldeck.skills.packaging.lockfile import skills_root
 from skilldeck.skills.packaging.package import install
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
 from skilldeck.tools.bash import BashTool
-from skilldeck.tools.files import READ_STATE, EditTool, MultiEditTool, ReadTool, WriteTool
+from skilldeck.tools.fs.files import READ_STATE, EditTool, MultiEditTool, ReadTool, WriteTool
+from skilldeck.tools.fs.search import GlobTool, GrepTool
 from skilldeck.tools.memory import MemoryTool, memory_dir
-from skilldeck.tools.search import GlobTool, GrepTool
 
 SECRET = "STRESS-OUTSIDE-SECRET"
 RACE_ROUNDS = H.scale(300, 3000)

@@ -12,11 +12,11 @@ wiring:
   agent): built-ins, ``Memory``, ``Skill`` when a skill is usable, ``Task``/
   ``TaskOutput`` when sub-agents are allowed — narrowed by the definition, the
   composed skill set, deny rules and a cap — behind a
-  :class:`~skilldeck.agent.permissions.PermissionGate` (config + flags);
+  :class:`~skilldeck.agent.permissions.permissions.PermissionGate` (config + flags);
 * the skill registry (the runtime's, or discovered from its roots);
 * a system prompt built per session, per-message skill hints and ``--skill`` bodies
   (``agent/startup.py``);
-* the session store, and a :class:`~skilldeck.agent.subagents.SubagentManager` that
+* the session store, and a :class:`~skilldeck.agent.subagents.subagents.SubagentManager` that
   receives :func:`build` itself as its agent factory (it never imports this module).
 
 Every object is complete when constructed: the store exists before the manager that
@@ -26,7 +26,7 @@ its manager and composed skill set in its constructor.
 What a session needs to be rebuilt later is saved with it: the model spec, base URL,
 roots and flags in its metadata, and its **launch record** (``agent/launch.py``: the
 effective settings, the whole gate, the tools it held, its type and depth), which
-:func:`skilldeck.agent.resume.build_agent_for_session` restores — reading no config
+:func:`skilldeck.agent.store.resume.build_agent_for_session` restores — reading no config
 file — when ``skilldeck resume`` continues a run started elsewhere.
 """
 
@@ -37,19 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck.agent.context import ContextManager
-from skilldeck.agent.definitions import AgentDefinition, discover_agents
 from skilldeck.agent.events import Event
-from skilldeck.agent.gate import Approver, ToolGate
-from skilldeck.agent.launch import (
-    LAUNCH_KEY,
-    LAUNCH_VERSION,
-    definition_to_dict,
-    gate_to_dict,
-    snapshot_settings,
-)
 from skilldeck.agent.loop import Agent, Limits
+from skilldeck.agent.permissions.gate import Approver, ToolGate
 from skilldeck.agent.prompt import DEFAULT_INSTRUCTIONS
-from skilldeck.agent.session import SessionStore
 from skilldeck.agent.spec import AgentSpec, PermissionOptions, Runtime, Scan
 from skilldeck.agent.startup import (
     BODY_CAP,
@@ -61,7 +52,16 @@ from skilldeck.agent.startup import (
     skill_body_message,
     skills_block,
 )
-from skilldeck.agent.subagents import SubagentManager
+from skilldeck.agent.store.launch import (
+    LAUNCH_KEY,
+    LAUNCH_VERSION,
+    definition_to_dict,
+    gate_to_dict,
+    snapshot_settings,
+)
+from skilldeck.agent.store.session import SessionStore
+from skilldeck.agent.subagents.definitions import AgentDefinition, discover_agents
+from skilldeck.agent.subagents.subagents import SubagentManager
 from skilldeck.agent.toolset import ManagerFactory, Toolset, assemble_tools, protocol_section
 from skilldeck.config import Settings
 from skilldeck.llm.client import ModelLLMClient

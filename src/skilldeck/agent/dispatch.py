@@ -11,7 +11,7 @@ anyio task group. Whatever a tool raises becomes an error result the model can r
 a tool is a boundary, and one broken tool must not end the run.
 
 A skill loaded with the ``Skill`` tool tells the gate (when it is a
-:class:`~skilldeck.agent.permissions.SkillAwareGate`) which tools it pre-approves and
+:class:`~skilldeck.agent.permissions.permissions.SkillAwareGate`) which tools it pre-approves and
 which it forbids, for the rest of the session.
 
 The dispatcher also hands the tools the session's rules as a question about one path
@@ -31,7 +31,7 @@ from typing import Any
 import anyio
 
 from skilldeck.agent.events import AskUserEvent, Event, PermissionRequestEvent
-from skilldeck.agent.gate import (
+from skilldeck.agent.permissions.gate import (
     DENIED_BY_USER,
     Approval,
     ApprovalRequest,
@@ -40,7 +40,7 @@ from skilldeck.agent.gate import (
     ToolGate,
     ask_approver,
 )
-from skilldeck.agent.permissions import SkillAwareGate
+from skilldeck.agent.permissions.permissions import SkillAwareGate
 from skilldeck.llm.messages import ToolCall
 from skilldeck.skills.rules.pathrules import tool_path_key
 from skilldeck.tools.base import PathFilter, PathVerdict, ToolContext, ToolRegistry, ToolResult

@@ -42,11 +42,11 @@ from skilldeck.agent.events import (
     ToolCallEvent,
     UsageEvent,
 )
-from skilldeck.agent.gate import DENIED_BY_USER, AllowAll, Approver, ToolGate
 from skilldeck.agent.pending import Pending, format_answer
+from skilldeck.agent.permissions.gate import DENIED_BY_USER, AllowAll, Approver, ToolGate
 from skilldeck.agent.recorder import Limits, Recorder, RunResult, RunState, StoredRow, owner
-from skilldeck.agent.session import SessionStore, TurnWrite, new_session_id, process_alive
-from skilldeck.agent.sink import EventSink, flush_sink
+from skilldeck.agent.store.session import SessionStore, TurnWrite, new_session_id, process_alive
+from skilldeck.agent.subagents.sink import EventSink, flush_sink
 from skilldeck.config import Settings
 from skilldeck.errors import ModelError, SessionError
 from skilldeck.llm.messages import (

@@ -14,7 +14,7 @@ An agent is built in one step from these two values (``agent/factory.py``):
 Both are frozen: a sub-agent gets a *new* spec (``dataclasses.replace``) and the
 same runtime (or one with another store), never a patched object.
 
-:class:`AgentFactory` is what :class:`~skilldeck.agent.subagents.SubagentManager`
+:class:`AgentFactory` is what :class:`~skilldeck.agent.subagents.subagents.SubagentManager`
 receives to build children: it never imports the builder, so the builder can
 import it (imports go down).
 """
@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from skilldeck.agent.definitions import AgentDefinition
 from skilldeck.agent.events import Event
-from skilldeck.agent.gate import Approver, ToolGate
-from skilldeck.agent.session import SessionStore
+from skilldeck.agent.permissions.gate import Approver, ToolGate
+from skilldeck.agent.store.session import SessionStore
+from skilldeck.agent.subagents.definitions import AgentDefinition
 from skilldeck.config import Settings
 from skilldeck.llm.messages import Model
 from skilldeck.skills.registry.registry import SkillRegistry

@@ -32,9 +32,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from skilldeck.agent.definitions import AgentDefinition
-from skilldeck.agent.gate import ToolGate
-from skilldeck.agent.permissions import (
+from skilldeck.agent.permissions.gate import ToolGate
+from skilldeck.agent.permissions.permissions import (
     MODES,
     PLAN_SAFE,
     Mode,
@@ -43,7 +42,8 @@ from skilldeck.agent.permissions import (
     ScopedGate,
 )
 from skilldeck.agent.spec import PermissionOptions
-from skilldeck.agent.task_tools import Spawner, TaskOutputTool, TaskTool
+from skilldeck.agent.subagents.definitions import AgentDefinition
+from skilldeck.agent.subagents.task_tools import Spawner, TaskOutputTool, TaskTool
 from skilldeck.config import Settings
 from skilldeck.errors import ConfigError, PolicyError
 from skilldeck.settings.precedence import file_rules

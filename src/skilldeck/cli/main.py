@@ -10,7 +10,7 @@ answers. So (measured by ``python -m bench startup``, against skills-ref's
   root commands from the tables below without importing any command module;
 * ``skilldeck WORD …`` imports only the command modules registered under ``WORD``;
 * ``skills list --json`` does not build the app at all: see
-  :mod:`skilldeck.cli.fastpath` (typer itself is imported only past that point);
+  :mod:`skilldeck.cli.skills.fastpath` (typer itself is imported only past that point);
 * help and usage errors are click's plain text (``rich_markup_mode=None``): typer's
   rich panels import rich's markdown and traceback machinery, about 0.15 s of CPU
   for every ``--help`` and every misspelt option.
@@ -37,11 +37,11 @@ _GROUPS: dict[str, tuple[str, list[str]]] = {
     "skills": (
         "Discover, validate, show, run and package skills.",
         [
-            "skilldeck.cli.skills_cmd",
-            "skilldeck.cli.skills_exec_cmd",
-            "skilldeck.cli.skills_match_cmd",
-            "skilldeck.cli.skills_pkg_cmd",
-            "skilldeck.cli.skills_trust_cmd",
+            "skilldeck.cli.skills.skills_cmd",
+            "skilldeck.cli.skills.skills_exec_cmd",
+            "skilldeck.cli.skills.skills_match_cmd",
+            "skilldeck.cli.skills.skills_pkg_cmd",
+            "skilldeck.cli.skills.skills_trust_cmd",
         ],
     ),
     "sessions": ("List and inspect stored sessions.", ["skilldeck.cli.sessions_cmd"]),
@@ -68,14 +68,15 @@ _GROUP_COMMANDS: dict[str, dict[str, str]] = {
     "skills": {
         **dict.fromkeys(
             ("list", "validate", "show", "prompt", "enable", "disable", "new"),
-            "skilldeck.cli.skills_cmd",
+            "skilldeck.cli.skills.skills_cmd",
         ),
-        **dict.fromkeys(("run", "audit"), "skilldeck.cli.skills_exec_cmd"),
-        "match": "skilldeck.cli.skills_match_cmd",
+        **dict.fromkeys(("run", "audit"), "skilldeck.cli.skills.skills_exec_cmd"),
+        "match": "skilldeck.cli.skills.skills_match_cmd",
         **dict.fromkeys(
-            ("pack", "keygen", "install", "verify", "uninstall"), "skilldeck.cli.skills_pkg_cmd"
+            ("pack", "keygen", "install", "verify", "uninstall"),
+            "skilldeck.cli.skills.skills_pkg_cmd",
         ),
-        "trust": "skilldeck.cli.skills_trust_cmd",
+        "trust": "skilldeck.cli.skills.skills_trust_cmd",
     },
 }
 _HELP = "A runtime for Agent Skills: discover, validate, run and compose skills."
@@ -210,7 +211,7 @@ def main() -> None:
         return
     _config_warnings_as_lines()
     if argv[:2] == ["skills", "list"]:
-        from skilldeck.cli.fastpath import try_fast  # lazy: the command's own fast path
+        from skilldeck.cli.skills.fastpath import try_fast  # lazy: the command's own fast path
 
         # The process ends right after the listing: the cyclic collector would only
         # walk the thousands of objects it built, which reference counting frees.

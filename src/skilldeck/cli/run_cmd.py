@@ -41,9 +41,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from skilldeck.agent.events import DoneEvent, Event
-    from skilldeck.agent.gate import Approval, ApprovalRequest, Approver
     from skilldeck.agent.loop import Agent
-    from skilldeck.agent.session import SessionStore
+    from skilldeck.agent.permissions.gate import Approval, ApprovalRequest, Approver
+    from skilldeck.agent.store.session import SessionStore
     from skilldeck.cli.render import Renderer
     from skilldeck.config import Settings
     from skilldeck.llm.messages import Message
@@ -156,8 +156,8 @@ def resume(
     """Rebuilds the session's agent as it was launched (settings, rules, tools); the
     flags given here may only narrow them (``--deny`` answers the pending call, so
     deny rules are not taken here)."""
-    from skilldeck.agent.resume import build_agent_for_session, session_settings
-    from skilldeck.agent.session import SessionStore
+    from skilldeck.agent.store.resume import build_agent_for_session, session_settings
+    from skilldeck.agent.store.session import SessionStore
     from skilldeck.config import skilldeck_home
 
     if allow:
@@ -194,7 +194,7 @@ def permission_flags(
     mode: str | None, allow: list[str] | None, ask: list[str] | None, deny: list[str] | None
 ) -> dict[str, Any]:
     """The permission options as ``build_agent`` keywords; bad values exit 2."""
-    from skilldeck.agent.permissions import MODES
+    from skilldeck.agent.permissions.permissions import MODES
     from skilldeck.skills.rules.toolrules import parse_rules
 
     if mode is not None and mode not in MODES:
@@ -344,8 +344,8 @@ def continued_agent(
     """``chat --session ID``: the session's agent as it was launched, like ``resume`` —
     settings, rules and tools from its launch record, never from files the model could
     have rewritten since; the flags given may only narrow it (exit 2 otherwise)."""
-    from skilldeck.agent.resume import build_agent_for_session, session_settings
-    from skilldeck.agent.session import SessionStore
+    from skilldeck.agent.store.resume import build_agent_for_session, session_settings
+    from skilldeck.agent.store.session import SessionStore
     from skilldeck.config import skilldeck_home
     from skilldeck.errors import SessionError
 

@@ -7,21 +7,15 @@ Each subpackage's ``__init__`` is its facade: import public names from there.
 
 The flat module paths of earlier releases (``skilldeck.skills.skill``,
 ``skilldeck.skills.validate``…) still import, with a DeprecationWarning, through the
-finder below: it hands back the moved module itself, so both names are one object.
+finder of :mod:`skilldeck._moved`: it hands back the moved module itself, so both
+names are one object.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.abc
-import importlib.util
-import sys
-import warnings
-from collections.abc import Sequence
-from importlib.machinery import ModuleSpec
-from types import ModuleType
+from skilldeck._moved import redirect_moved_modules
 
-#: old flat module name -> its subpackage
+#: earlier flat module paths, still importable (with a DeprecationWarning)
 MOVED: dict[str, str] = {
     "_bm25f": "routing",
     "_codechild": "code",
@@ -83,31 +77,4 @@ MOVED: dict[str, str] = {
     "walk": "discovery",
 }
 
-
-class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Resolve ``skilldeck.skills.<old>`` to ``skilldeck.skills.<sub>.<old>``."""
-
-    def find_spec(
-        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
-    ) -> ModuleSpec | None:
-        prefix, _, leaf = fullname.rpartition(".")
-        if prefix != __name__ or leaf not in MOVED or leaf == MOVED[leaf]:
-            return None
-        return importlib.util.spec_from_loader(fullname, self)
-
-    def create_module(self, spec: ModuleSpec) -> ModuleType:
-        leaf = spec.name.rpartition(".")[2]
-        new_name = f"{__name__}.{MOVED[leaf]}.{leaf}"
-        warnings.warn(
-            f"{spec.name} moved to {new_name}; import it (or its subpackage) from there",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return importlib.import_module(new_name)
-
-    def exec_module(self, module: ModuleType) -> None:
-        """The moved module is already executed."""
-
-
-if not any(isinstance(f, _MovedModuleFinder) for f in sys.meta_path):
-    sys.meta_path.append(_MovedModuleFinder())
+redirect_moved_modules(__name__, MOVED)

@@ -43,9 +43,9 @@ from pydantic import BaseModel, Field
 from skilldeck._gitguard import git_guard_env
 from skilldeck.errors import ToolError
 from skilldeck.sandbox import Sandbox
-from skilldeck.tools._text import OUTPUT_CAP
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
-from skilldeck.tools.paths import allowed_roots, is_inside
+from skilldeck.tools.fs._text import OUTPUT_CAP
+from skilldeck.tools.fs.paths import allowed_roots, is_inside
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000

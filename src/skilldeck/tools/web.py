@@ -28,8 +28,8 @@ from pydantic import BaseModel, Field
 from skilldeck.errors import SkilldeckError, ToolError
 from skilldeck.skills.rules.hostrules import canonical_host, canonical_url
 from skilldeck.tools._html import html_to_markdown
-from skilldeck.tools._text import OUTPUT_CAP, cap_text, looks_binary
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
+from skilldeck.tools.fs._text import OUTPUT_CAP, cap_text, looks_binary
 
 FETCH_TIMEOUT = 30.0
 MAX_REDIRECTS = 10

@@ -9,9 +9,9 @@ from typing import Any, ClassVar
 import anyio
 from pydantic import BaseModel
 
-from skilldeck.agent.gate import ApprovalRequest, GateDecision
 from skilldeck.agent.loop import Agent, Limits
-from skilldeck.agent.session import SessionStore
+from skilldeck.agent.permissions.gate import ApprovalRequest, GateDecision
+from skilldeck.agent.store.session import SessionStore
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import ToolError
 from skilldeck.llm.messages import ToolCall

@@ -14,7 +14,7 @@ import pytest
 import skilldeck.skills.routing.hints as hints_module
 from skilldeck.agent.builder import build, build_agent
 from skilldeck.agent.spec import AgentSpec, Runtime, Scan
-from skilldeck.agent.subagents import SPAWN_TOOLS, SubagentManager
+from skilldeck.agent.subagents.subagents import SPAWN_TOOLS, SubagentManager
 from skilldeck.agent.toolset import SPAWNING
 from skilldeck.config import load_settings
 from skilldeck.errors import ConfigError

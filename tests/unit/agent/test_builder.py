@@ -13,8 +13,8 @@ from skilldeck.agent.builder import (
     normalise_spec,
     skills_block,
 )
-from skilldeck.agent.resume import build_agent_for_session
-from skilldeck.agent.session import SessionStore
+from skilldeck.agent.store.resume import build_agent_for_session
+from skilldeck.agent.store.session import SessionStore
 from skilldeck.config import load_settings
 from skilldeck.errors import ModelConfigError, SkillNotFoundError
 from skilldeck.llm.messages import SystemMessage, UserMessage

@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from skilldeck.agent.builder import build, build_agent
-from skilldeck.agent.definitions import discover_agents
 from skilldeck.agent.events import SubagentEndEvent, SubagentStartEvent, ToolResultEvent
-from skilldeck.agent.gate import Approval
-from skilldeck.agent.permissions import SESSION_RULES_KEY, PermissionGate, ScopedGate
-from skilldeck.agent.session import SessionStore
-from skilldeck.agent.subagents import SubagentManager, TaskOutputTool, TaskTool
+from skilldeck.agent.permissions.gate import Approval
+from skilldeck.agent.permissions.permissions import SESSION_RULES_KEY, PermissionGate, ScopedGate
+from skilldeck.agent.store.session import SessionStore
+from skilldeck.agent.subagents.definitions import discover_agents
+from skilldeck.agent.subagents.subagents import SubagentManager, TaskOutputTool, TaskTool
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import ConfigError, PolicyError, SkillNotFoundError
 from skilldeck.llm.messages import SystemMessage

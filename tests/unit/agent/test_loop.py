@@ -29,9 +29,9 @@ from skilldeck.agent.events import (
     TextDeltaEvent,
     ToolResultEvent,
 )
-from skilldeck.agent.gate import DENIED_BY_USER, Approval, GateDecision
 from skilldeck.agent.loop import Limits
-from skilldeck.agent.session import SessionStore
+from skilldeck.agent.permissions.gate import DENIED_BY_USER, Approval, GateDecision
+from skilldeck.agent.store.session import SessionStore
 from skilldeck.errors import SessionError
 from skilldeck.llm.messages import AssistantMessage, ToolResultMessage, UserMessage
 from skilldeck.llm.scripted import ScriptedModel

@@ -1,7 +1,7 @@
 """Issue 15, class 2: Bash rules agree with bash (tree-sitter-bash) and fail closed.
 
 Attacks arrive the way a prompt-injected model sends them (a ``Bash`` tool call
-through the real :class:`~skilldeck.agent.permissions.PermissionGate`), the way a
+through the real :class:`~skilldeck.agent.permissions.permissions.PermissionGate`), the way a
 skill author writes them (``allowed-tools`` and dynamic context in a SKILL.md), and
 as the ``plan`` sub-agent's read-only Bash. The property tests run what the rules
 approve with a real bash in a scratch folder and check that only the approved
@@ -22,8 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skilldeck.agent.definitions import BUILTIN_AGENTS
-from skilldeck.agent.permissions import PermissionGate, PermissionPolicy, Verdict
+from skilldeck.agent.permissions.permissions import PermissionGate, PermissionPolicy, Verdict
+from skilldeck.agent.subagents.definitions import BUILTIN_AGENTS
 from skilldeck.config import Settings
 from skilldeck.llm.messages import ToolCall
 from skilldeck.skills.format.validate import load_skill

@@ -24,7 +24,7 @@ from skilldeck.skills.packaging.lockfile import lock_path, skills_root
 from skilldeck.skills.packaging.package import install, verify
 from skilldeck.tools.base import ToolContext, ToolResult
 from skilldeck.tools.bash import BashTool
-from skilldeck.tools.files import ReadTool, WriteTool
+from skilldeck.tools.fs.files import ReadTool, WriteTool
 from skilldeck.trust import store_path, trust_folder
 
 pytestmark = pytest.mark.anyio

@@ -16,7 +16,7 @@ import pytest
 
 from skilldeck.agent.builder import build_agent
 from skilldeck.agent.events import SubagentStartEvent, ToolResultEvent
-from skilldeck.agent.permissions import PermissionPolicy, Verdict
+from skilldeck.agent.permissions.permissions import PermissionPolicy, Verdict
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import PackageError, PolicyError, SkillExecutionError, SkillValidationError
 from skilldeck.llm.scripted import ScriptedModel

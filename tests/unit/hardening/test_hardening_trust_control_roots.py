@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from skilldeck._fastconfig import load_light_settings
-from skilldeck.agent.definitions import discover_agents
+from skilldeck.agent.subagents.definitions import discover_agents
 from skilldeck.config import SandboxSettings, Settings, load_settings
 from skilldeck.errors import ConfigError, ConfigWarning
 from skilldeck.sandbox import probe_sandbox

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from skilldeck.agent.builder import build_agent
-from skilldeck.agent.definitions import discover_agents
+from skilldeck.agent.subagents.definitions import discover_agents
 from skilldeck.agent.toolset import config_rules
 from skilldeck.config import load_settings
 from skilldeck.errors import ConfigWarning

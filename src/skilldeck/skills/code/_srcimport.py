@@ -109,7 +109,8 @@ def snapshot_code(folder: Path) -> SourceSnapshot:
         if depth > MAX_DEPTH:
             raise _refuse(root, f"it is nested deeper than {MAX_DEPTH} folders.")
         try:
-            entries = sorted(os.scandir(root / rel_dir), key=lambda e: e.name)
+            with os.scandir(root / rel_dir) as listing:  # closed even when reading fails
+                entries = sorted(listing, key=lambda e: e.name)
         except OSError as e:
             raise _refuse(root, f"cannot list {rel_dir or '.'} ({e.strerror}).") from e
         for entry in entries:

@@ -307,7 +307,8 @@ def _walk(folder: Path, include_scripts: bool) -> Iterator[tuple[Path, str]]:
     while stack:
         here = stack.pop()
         try:
-            entries = sorted(os.scandir(here), key=lambda e: e.name, reverse=True)
+            with os.scandir(here) as listing:  # closed even when reading fails
+                entries = sorted(listing, key=lambda e: e.name, reverse=True)
         except OSError:
             continue
         for entry in entries:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from skilldeck.agent.permissions import PermissionPolicy, Verdict
+from skilldeck.agent.permissions.permissions import PermissionPolicy, Verdict
 from skilldeck.skills.rules.globmatch import compile_matcher
 from skilldeck.skills.rules.pathrules import path_argument, path_rule_matches
 

@@ -1,0 +1,56 @@
+"""Old module paths that still import after a package was split into subpackages.
+
+``redirect_moved_modules("skilldeck.agent", {"session": "store"})`` makes
+``import skilldeck.agent.store.session`` hand back ``skilldeck.agent.store.session`` itself
+(one module object under both names), with a DeprecationWarning naming the new path.
+Used by the ``__init__`` of each split package, so code written against an earlier
+release keeps working while ours imports the new paths.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import warnings
+from collections.abc import Mapping, Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+
+__all__ = ["redirect_moved_modules"]
+
+
+class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Resolve ``<package>.<old>`` to ``<package>.<sub>.<old>`` for one package."""
+
+    def __init__(self, package: str, moved: Mapping[str, str]) -> None:
+        self.package = package
+        self.moved = dict(moved)
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        prefix, _, leaf = fullname.rpartition(".")
+        if prefix != self.package or leaf not in self.moved or leaf == self.moved[leaf]:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType:
+        leaf = spec.name.rpartition(".")[2]
+        new_name = f"{self.package}.{self.moved[leaf]}.{leaf}"
+        warnings.warn(
+            f"{spec.name} moved to {new_name}; import it (or its subpackage) from there",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return importlib.import_module(new_name)
+
+    def exec_module(self, module: ModuleType) -> None:
+        """The moved module is already executed."""
+
+
+def redirect_moved_modules(package: str, moved: Mapping[str, str]) -> None:
+    """Install (once) the finder that maps ``package``'s old flat module names."""
+    if not any(isinstance(f, _MovedModuleFinder) and f.package == package for f in sys.meta_path):
+        sys.meta_path.append(_MovedModuleFinder(package, moved))

@@ -1,0 +1,123 @@
+"""Sessions on disk: the SQLite store and its migrations, a session's launch record, and
+rebuilding exactly that agent on resume.
+
+Other packages import these names from here; names load lazily, so importing the
+facade costs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from skilldeck.agent.store.launch import (
+        LAUNCH_KEY,
+        LAUNCH_VERSION,
+        MODE_STRICTNESS,
+        definition_from_dict,
+        definition_to_dict,
+        gate_from_dict,
+        gate_to_dict,
+        narrow_gate,
+        narrower_mode,
+        restore_settings,
+        snapshot_settings,
+    )
+    from skilldeck.agent.store.migrations import (
+        Migration,
+        apply_migrations,
+        m001_initial,
+        m002_indexes,
+        m003_tool_state_and_parent,
+        m004_launch_record,
+        migration,
+        pending_migrations,
+    )
+    from skilldeck.agent.store.resume import (
+        build_agent_for_session,
+        session_settings,
+    )
+    from skilldeck.agent.store.session import (
+        SessionRecord,
+        SessionStore,
+        StoredMessage,
+        TurnWrite,
+        UsageRow,
+        new_session_id,
+        private_file,
+        process_alive,
+    )
+
+_HOME: dict[str, str] = {
+    "SessionRecord": "session",
+    "StoredMessage": "session",
+    "UsageRow": "session",
+    "TurnWrite": "session",
+    "new_session_id": "session",
+    "SessionStore": "session",
+    "private_file": "session",
+    "process_alive": "session",
+    "Migration": "migrations",
+    "migration": "migrations",
+    "pending_migrations": "migrations",
+    "apply_migrations": "migrations",
+    "m001_initial": "migrations",
+    "m002_indexes": "migrations",
+    "m003_tool_state_and_parent": "migrations",
+    "m004_launch_record": "migrations",
+    "LAUNCH_KEY": "launch",
+    "LAUNCH_VERSION": "launch",
+    "MODE_STRICTNESS": "launch",
+    "definition_from_dict": "launch",
+    "definition_to_dict": "launch",
+    "gate_from_dict": "launch",
+    "gate_to_dict": "launch",
+    "narrow_gate": "launch",
+    "narrower_mode": "launch",
+    "restore_settings": "launch",
+    "snapshot_settings": "launch",
+    "build_agent_for_session": "resume",
+    "session_settings": "resume",
+}
+
+__all__ = [
+    "LAUNCH_KEY",
+    "LAUNCH_VERSION",
+    "MODE_STRICTNESS",
+    "Migration",
+    "SessionRecord",
+    "SessionStore",
+    "StoredMessage",
+    "TurnWrite",
+    "UsageRow",
+    "apply_migrations",
+    "build_agent_for_session",
+    "definition_from_dict",
+    "definition_to_dict",
+    "gate_from_dict",
+    "gate_to_dict",
+    "m001_initial",
+    "m002_indexes",
+    "m003_tool_state_and_parent",
+    "m004_launch_record",
+    "migration",
+    "narrow_gate",
+    "narrower_mode",
+    "new_session_id",
+    "pending_migrations",
+    "private_file",
+    "process_alive",
+    "restore_settings",
+    "session_settings",
+    "snapshot_settings",
+]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

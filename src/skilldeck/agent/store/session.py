@@ -1,0 +1,533 @@
+"""The SQLite session store: sessions, messages, events, todos, usage.
+
+Why SQLite: one file under ``$SKILLDECK_HOME``, transactional, readable by any
+process. That is what lets a run paused by ``AskUserQuestion`` (or an ``ask``
+permission) be resumed by *another* process: everything the loop needs — messages,
+the pending request, tool state — is here.
+
+Guarantees:
+
+* **One transaction per turn** (:meth:`SessionStore.commit`): a process killed mid-run
+  loses at most the turn in flight; what was committed reloads exactly (messages are
+  serialised with the one ``MESSAGE_ADAPTER``).
+* **Many processes, one file**: WAL mode, ``busy_timeout``, every write inside
+  ``BEGIN IMMEDIATE`` and retried with backoff on ``SQLITE_BUSY``.
+* **Append-only migrations** (``agent/migrations.py``), applied on open.
+* Tool output truncated for the model is stored in full (``messages.full_content``).
+* **Private files**: the database, its ``-wal``/``-shm`` companions (and the chat
+  history, through :func:`private_file`) are created ``0600`` whatever the umask, and
+  an existing one is set back to ``0600`` when opened: transcripts hold whatever the
+  model read.
+* **A launch record** per session (``sessions.launch``, written once at creation and
+  never by a turn): what ``resume`` rebuilds the session from (``agent/launch.py``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from skilldeck.agent.events import EVENT_ADAPTER, Event
+from skilldeck.agent.store.migrations import apply_migrations
+from skilldeck.errors import SessionError, SessionNotFoundError
+from skilldeck.llm.messages import MESSAGE_ADAPTER, Message, Usage
+
+if TYPE_CHECKING:
+    from skilldeck.config import Settings
+
+T = TypeVar("T")
+
+#: every status a session can be in; ``running`` after a crash means "resumable"
+STATUSES = ("running", "paused", "completed", "max_turns", "limit", "error", "cancelled")
+_BUSY_RETRIES = 12
+#: the metadata key under which a new session's launch record arrives (agent/launch.py)
+LAUNCH_KEY = "launch"
+PRIVATE_MODE = 0o600
+#: files SQLite keeps beside the database (WAL mode)
+_COMPANIONS = ("-wal", "-shm", "-journal")
+
+
+@dataclass
+class SessionRecord:
+    id: str
+    created: float
+    updated: float
+    status: str
+    model: str
+    agent: str
+    cwd: str
+    task: str
+    pending: dict[str, Any] | None
+    metadata: dict[str, Any]
+    state: dict[str, Any] = field(default_factory=dict)
+    parent_id: str | None = None
+    message_count: int = 0
+    #: the agent definition or sub-agent type it ran as (None: the plain main agent)
+    agent_type: str | None = None
+    #: levels below the main agent (0: a top-level session)
+    depth: int = 0
+    #: what the session was launched with (see agent/launch.py); {} for old sessions
+    launch: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "created": self.created,
+            "updated": self.updated,
+            "status": self.status,
+            "model": self.model,
+            "agent": self.agent,
+            "cwd": self.cwd,
+            "task": self.task,
+            "pending": self.pending,
+            "metadata": self.metadata,
+            "parent_id": self.parent_id,
+            "message_count": self.message_count,
+            "agent_type": self.agent_type,
+            "depth": self.depth,
+        }
+
+
+@dataclass(frozen=True)
+class StoredMessage:
+    seq: int
+    message: Message
+    #: the untruncated tool output when what the model saw was cut
+    full_content: str | None = None
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    turn: int
+    model: str
+    usage: Usage
+
+
+@dataclass
+class TurnWrite:
+    """Everything one turn changes, committed in a single transaction."""
+
+    #: (message, full tool output when the message content was truncated)
+    messages: Sequence[tuple[Message, str | None]] = ()
+    events: Sequence[Event] = ()
+    #: (turn number, model name, usage)
+    usage: tuple[int, str, Usage] | None = None
+    status: str | None = None
+    #: set ``set_pending`` to write ``pending`` (None clears it)
+    set_pending: bool = False
+    pending: dict[str, Any] | None = None
+    state: dict[str, Any] | None = None
+    todos: list[dict[str, Any]] | None = None
+    metadata: dict[str, Any] | None = None
+
+
+def new_session_id() -> str:
+    return uuid.uuid4().hex[:12]
+
+
+class SessionStore:
+    """A handle on one sessions database. Thread-safe; cheap to create; close when done."""
+
+    def __init__(self, path: Path, *, busy_timeout: float = 10.0) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        in_memory = str(path) == ":memory:"  # sqlite's own name for a private database
+        try:
+            if not in_memory:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                private_file(self.path)
+            self._conn = sqlite3.connect(
+                self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
+        except (OSError, sqlite3.Error) as e:
+            raise SessionError(f"Cannot open the session store {self.path}: {e}") from e
+        self._conn.row_factory = sqlite3.Row
+        self._retry(lambda: self._setup(busy_timeout))
+        if not in_memory:
+            self._private_companions()
+
+    @classmethod
+    def open(cls, settings: Settings) -> SessionStore:
+        """The store at ``settings.sessions_db`` (``$SKILLDECK_HOME/sessions.db``)."""
+        return cls(settings.sessions_db)
+
+    def _setup(self, busy_timeout: float) -> None:
+        self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+        self._conn.execute("PRAGMA journal_mode = WAL")
+        self._conn.execute("PRAGMA synchronous = NORMAL")
+        self._conn.execute("PRAGMA foreign_keys = ON")
+        with self._write() as db:
+            apply_migrations(db)
+
+    def _private_companions(self) -> None:
+        """``-wal``/``-shm`` exist once WAL mode is on: make them 0600 as well."""
+        for suffix in _COMPANIONS:
+            companion = self.path.with_name(self.path.name + suffix)
+            with contextlib.suppress(FileNotFoundError):
+                _make_private(companion)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- transactions ---------------------------------------------------------
+
+    def _retry(self, fn: Callable[[], T]) -> T:
+        """Run ``fn``, retrying with jittered backoff while the database is busy."""
+        delay = 0.01
+        for attempt in range(_BUSY_RETRIES):
+            try:
+                with self._lock:
+                    return fn()
+            except sqlite3.OperationalError as e:
+                if not _is_busy(e) or attempt == _BUSY_RETRIES - 1:
+                    raise SessionError(f"Session store {self.path}: {e}") from e
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 1.0)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """A ``BEGIN IMMEDIATE`` transaction: the write lock is taken up front."""
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._conn
+            self._conn.execute("COMMIT")
+        except BaseException:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise
+
+    def _transaction(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        def attempt() -> T:
+            with self._write() as db:
+                return fn(db)
+
+        return self._retry(attempt)
+
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        return self._retry(lambda: self._conn.execute(sql, params).fetchall())
+
+    # ---- writes ---------------------------------------------------------------
+
+    def create(
+        self,
+        *,
+        model: str,
+        agent: str,
+        cwd: Path | str,
+        task: str,
+        messages: Sequence[tuple[Message, str | None]] = (),
+        metadata: dict[str, Any] | None = None,
+        parent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> SessionRecord:
+        """A new ``running`` session holding ``messages``, in one transaction."""
+        sid = session_id or new_session_id()
+        now = time.time()
+        meta = dict(metadata or {})
+        launch = meta.pop(LAUNCH_KEY, None) or {}
+        kind = launch.get("agent_type")
+        depth = int(launch.get("depth") or 0)
+
+        def insert(db: sqlite3.Connection) -> None:
+            db.execute(
+                "INSERT INTO sessions (id, created, updated, status, model, agent, cwd, task,"
+                " pending, metadata, parent_id, agent_type, depth, launch)"
+                " VALUES (?,?,?,?,?,?,?,?,NULL,?,?,?,?,?)",
+                (
+                    sid,
+                    now,
+                    now,
+                    "running",
+                    model,
+                    agent,
+                    str(cwd),
+                    task,
+                    _dumps(meta),
+                    parent_id,
+                    kind,
+                    depth,
+                    _dumps(launch),
+                ),
+            )
+            _insert_messages(db, sid, messages, now)
+
+        self._transaction(insert)
+        return self.get(sid)
+
+    def commit(self, session_id: str, write: TurnWrite) -> None:
+        """Apply one turn's changes atomically."""
+        now = time.time()
+
+        def apply(db: sqlite3.Connection) -> None:
+            row = db.execute("SELECT metadata FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            if row is None:
+                raise SessionNotFoundError(f"No session {session_id!r} in {self.path}.")
+            _insert_messages(db, session_id, write.messages, now)
+            _insert_events(db, session_id, write.events, now)
+            if write.usage is not None:
+                turn, model, usage = write.usage
+                db.execute(
+                    "INSERT INTO usage VALUES (?,?,?,?,?,?)",
+                    (session_id, turn, model, usage.input_tokens, usage.output_tokens, now),
+                )
+            if write.todos is not None:
+                _replace_todos(db, session_id, write.todos)
+            _update_session(db, session_id, write, now, json.loads(row["metadata"]))
+
+        self._transaction(apply)
+
+    def set_status(self, session_id: str, status: str, *, events: Sequence[Event] = ()) -> None:
+        self.commit(session_id, TurnWrite(status=status, events=events))
+
+    def delete(self, session_id: str) -> None:
+        sid = self.resolve(session_id)
+        self._transaction(lambda db: db.execute("DELETE FROM sessions WHERE id = ?", (sid,)))
+
+    # ---- reads ----------------------------------------------------------------
+
+    def resolve(self, id_or_prefix: str) -> str:
+        """The full id for ``id_or_prefix`` (a unique prefix is enough, as in git)."""
+        rows = self._read(
+            "SELECT id FROM sessions WHERE id = ? OR id LIKE ? ESCAPE '\\' LIMIT 3",
+            (id_or_prefix, _like_prefix(id_or_prefix)),
+        )
+        ids = sorted({r["id"] for r in rows})
+        if id_or_prefix in ids:
+            return id_or_prefix
+        if len(ids) == 1 and id_or_prefix:
+            return str(ids[0])
+        if not ids or not id_or_prefix:
+            raise SessionNotFoundError(
+                f"No session {id_or_prefix!r}. Run `skilldeck sessions list` to see them."
+            )
+        raise SessionError(
+            f"Session id prefix {id_or_prefix!r} is ambiguous ({', '.join(ids)}…); "
+            "give more characters."
+        )
+
+    def get(self, session_id: str) -> SessionRecord:
+        sid = self.resolve(session_id)
+        rows = self._read(_SELECT_SESSIONS + " WHERE s.id = ?", (sid,))
+        return _record(rows[0])
+
+    def messages(self, session_id: str) -> list[StoredMessage]:
+        rows = self._read(
+            "SELECT seq, json, full_content FROM messages WHERE session_id = ? ORDER BY seq",
+            (session_id,),
+        )
+        return [
+            StoredMessage(r["seq"], MESSAGE_ADAPTER.validate_json(r["json"]), r["full_content"])
+            for r in rows
+        ]
+
+    def load_messages(self, session_id: str) -> list[Message]:
+        return [m.message for m in self.messages(session_id)]
+
+    def events(self, session_id: str) -> list[Event]:
+        rows = self._read(
+            "SELECT json FROM events WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
+        return [EVENT_ADAPTER.validate_json(r["json"]) for r in rows]
+
+    def todos(self, session_id: str) -> list[dict[str, Any]]:
+        rows = self._read(
+            "SELECT content, status, active_form FROM todos WHERE session_id = ? ORDER BY position",
+            (session_id,),
+        )
+        return [
+            {"content": r["content"], "status": r["status"], "activeForm": r["active_form"]}
+            for r in rows
+        ]
+
+    def usage(self, session_id: str) -> list[UsageRow]:
+        rows = self._read(
+            "SELECT turn, model, input_tokens, output_tokens FROM usage WHERE session_id = ?"
+            " ORDER BY rowid",
+            (session_id,),
+        )
+        return [
+            UsageRow(r["turn"], r["model"], Usage(input_tokens=r[2], output_tokens=r[3]))
+            for r in rows
+        ]
+
+    def total_usage(self, session_id: str) -> Usage:
+        total = Usage()
+        for row in self.usage(session_id):
+            total = total + row.usage
+        return total
+
+    # defined last: inside the class body the name `list` would shadow the builtin
+    def list(self, *, limit: int = 50, status: str | None = None) -> list[SessionRecord]:
+        """Most recently updated first."""
+        where, params = ("WHERE s.status = ?", [status]) if status else ("", [])
+        rows = self._read(
+            f"{_SELECT_SESSIONS} {where} ORDER BY s.updated DESC LIMIT ?", (*params, limit)
+        )
+        return [_record(r) for r in rows]
+
+
+# ---- helpers ---------------------------------------------------------------------
+
+_SELECT_SESSIONS = (
+    "SELECT s.*, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count"
+    " FROM sessions s"
+)
+
+
+def _is_busy(e: sqlite3.OperationalError) -> bool:
+    text = str(e).lower()
+    return "locked" in text or "busy" in text
+
+
+def _like_prefix(prefix: str) -> str:
+    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, default=str)
+
+
+def _insert_messages(
+    db: sqlite3.Connection,
+    session_id: str,
+    messages: Sequence[tuple[Message, str | None]],
+    now: float,
+) -> None:
+    if not messages:
+        return
+    (start,) = db.execute(
+        "SELECT COALESCE(MAX(seq), -1) + 1 FROM messages WHERE session_id = ?", (session_id,)
+    ).fetchone()
+    db.executemany(
+        "INSERT INTO messages (session_id, seq, role, json, full_content, created)"
+        " VALUES (?,?,?,?,?,?)",
+        [
+            (session_id, start + i, msg.role, MESSAGE_ADAPTER.dump_json(msg).decode(), full, now)
+            for i, (msg, full) in enumerate(messages)
+        ],
+    )
+
+
+def _insert_events(
+    db: sqlite3.Connection, session_id: str, events: Sequence[Event], now: float
+) -> None:
+    if not events:
+        return
+    (start,) = db.execute(
+        "SELECT COALESCE(MAX(seq), -1) + 1 FROM events WHERE session_id = ?", (session_id,)
+    ).fetchone()
+    db.executemany(
+        "INSERT INTO events (session_id, seq, type, json, created) VALUES (?,?,?,?,?)",
+        [(session_id, start + i, ev.type, ev.to_json(), now) for i, ev in enumerate(events)],
+    )
+
+
+def _replace_todos(db: sqlite3.Connection, session_id: str, todos: list[dict[str, Any]]) -> None:
+    db.execute("DELETE FROM todos WHERE session_id = ?", (session_id,))
+    db.executemany(
+        "INSERT INTO todos VALUES (?,?,?,?,?)",
+        [
+            (
+                session_id,
+                i,
+                str(t.get("content", "")),
+                str(t.get("status", "pending")),
+                str(t.get("activeForm", t.get("active_form", ""))),
+            )
+            for i, t in enumerate(todos)
+        ],
+    )
+
+
+def _update_session(
+    db: sqlite3.Connection, session_id: str, write: TurnWrite, now: float, meta: dict[str, Any]
+) -> None:
+    sets: list[str] = ["updated = ?"]
+    params: list[Any] = [now]
+    if write.status is not None:
+        if write.status not in STATUSES:
+            raise SessionError(f"Unknown session status {write.status!r}.")
+        sets.append("status = ?")
+        params.append(write.status)
+    if write.set_pending:
+        sets.append("pending = ?")
+        params.append(_dumps(write.pending) if write.pending is not None else None)
+    if write.state is not None:
+        sets.append("state = ?")
+        params.append(_dumps(write.state))
+    if write.metadata:
+        sets.append("metadata = ?")
+        params.append(_dumps({**meta, **write.metadata}))
+    db.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", (*params, session_id))
+
+
+def _record(row: sqlite3.Row) -> SessionRecord:
+    return SessionRecord(
+        id=row["id"],
+        created=row["created"],
+        updated=row["updated"],
+        status=row["status"],
+        model=row["model"],
+        agent=row["agent"],
+        cwd=row["cwd"],
+        task=row["task"],
+        pending=json.loads(row["pending"]) if row["pending"] else None,
+        metadata=json.loads(row["metadata"] or "{}"),
+        state=json.loads(row["state"] or "{}"),
+        parent_id=row["parent_id"],
+        message_count=row["message_count"],
+        agent_type=row["agent_type"],
+        depth=row["depth"],
+        launch=json.loads(row["launch"] or "{}"),
+    )
+
+
+def private_file(path: Path) -> Path:
+    """Make sure ``path`` exists as a regular file readable by its owner only (0600):
+    created with that mode whatever the umask, or set back to it when it exists. Not
+    followed when it is a symlink (OSError). For the session store and chat history."""
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags, PRIVATE_MODE)
+    try:  # umask-independent; also repairs an existing 0644 file (if it is ours)
+        with contextlib.suppress(PermissionError):
+            os.fchmod(fd, PRIVATE_MODE)
+    finally:
+        os.close(fd)
+    return path
+
+
+def _make_private(path: Path) -> None:
+    if not path.is_symlink():
+        os.chmod(path, PRIVATE_MODE)
+
+
+def process_alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process on this machine (for "is it still running?")."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,194 @@
+"""The sub-agent tools the model calls: ``Task`` (alias ``Agent``) and ``TaskOutput``.
+
+They are thin: ``Task`` hands the call to
+:class:`~skilldeck.agent.subagents.subagents.SubagentManager`
+(``spawn`` or ``spawn_background``) with the calling session as the parent, and turns
+a refused spawn (an invalid skill set, an unknown type) into an error result that
+lists the diagnostics; ``TaskOutput`` waits for or polls a background run.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypedDict, Unpack
+
+from pydantic import BaseModel, Field
+
+from skilldeck.agent.events import Event
+from skilldeck.agent.permissions.permissions import SESSION_RULES_KEY
+from skilldeck.agent.subagents.definitions import AgentCatalog
+from skilldeck.errors import PolicyError, SkillNotFoundError
+from skilldeck.tools.base import Tool, ToolContext, ToolResult
+
+
+@dataclass(frozen=True)
+class ParentSession:
+    """What a child takes from the session that spawns it: the id (the child's session
+    records it as its parent) and the permission rules learnt at run time (a copy)."""
+
+    session_id: str | None = None
+    rules: dict[str, Any] | None = None
+
+    @classmethod
+    def of(cls, ctx: ToolContext) -> ParentSession:
+        rules = ctx.state.get(SESSION_RULES_KEY)
+        copied = copy.deepcopy(rules) if isinstance(rules, dict) else None
+        return cls(ctx.session_id or None, copied)
+
+
+class SpawnOptions(TypedDict, total=False):
+    """The keywords of ``spawn`` and ``spawn_background`` besides the task (defaults:
+    no skills, ``general-purpose``, the parent's model, no description, no events)."""
+
+    skills: Sequence[str]
+    subagent_type: str
+    model: str | None
+    description: str
+    emit: Callable[[Event], None] | None
+    parent: ParentSession | None
+
+
+class Spawner(Protocol):
+    """What the two tools need from :class:`~skilldeck.agent.subagents.subagents.SubagentManager`
+    (a Protocol, so this module and the tool set never import the manager)."""
+
+    catalog: AgentCatalog
+
+    async def spawn(self, task: str, **options: Unpack[SpawnOptions]) -> SpawnOutcome: ...
+
+    def spawn_background(self, task: str, **options: Unpack[SpawnOptions]) -> str: ...
+
+    async def output(self, task_id: str, *, block: bool = True, timeout: float = 600.0) -> str: ...
+
+
+class SpawnOutcome(Protocol):
+    """How a finished sub-agent run reads to the ``Task`` tool."""
+
+    task_id: str
+    status: str
+
+    @property
+    def ok(self) -> bool: ...
+
+    def render(self) -> str: ...
+
+
+class TaskInput(BaseModel):
+    description: str = Field(description="A short (3-5 word) description of the task")
+    prompt: str = Field(description="The task for the sub-agent, complete and self-contained")
+    subagent_type: str = Field(default="general-purpose", description="The agent type to use")
+    skills: list[str] = Field(default_factory=list, description="Skills to inject (validated)")
+    model: str | None = Field(default=None, description="Model override, provider:name")
+    run_in_background: bool = Field(default=False, description="Return a task id at once")
+
+
+class TaskOutputInput(BaseModel):
+    task_id: str
+    block: bool = True
+    timeout: float = Field(default=600_000, description="Milliseconds to wait when blocking")
+
+
+def _emitter(ctx: ToolContext) -> Callable[[Event], None] | None:
+    emit = ctx.services.emit_event
+    return emit if callable(emit) else None
+
+
+class TaskTool(Tool):
+    name = "Task"
+    description = ""  # set per instance: it lists the agent types
+    Input = TaskInput
+
+    def __init__(self, manager: Spawner) -> None:
+        self.manager = manager
+        types = "\n".join(
+            f"- {d.name}: {d.description}"
+            for d in sorted(manager.catalog.agents.values(), key=lambda d: d.name)
+        )
+        self.description = (  # type: ignore[misc]
+            "Launch a sub-agent for a self-contained task. It starts fresh (it does not see "
+            "this conversation), so the prompt must say everything. Pass `skills` to inject "
+            "skills; the set is validated and composed, and the sub-agent gets only the tools "
+            "they allow. Use run_in_background to continue while it works, then TaskOutput."
+            f"\n\nAgent types:\n{types}"
+        )
+
+    async def run(self, input: TaskInput, ctx: ToolContext) -> ToolResult:
+        options: SpawnOptions = {
+            "skills": input.skills,
+            "subagent_type": input.subagent_type,
+            "model": input.model,
+            "description": input.description,
+            "emit": _emitter(ctx),
+            "parent": ParentSession.of(ctx),
+        }
+        try:
+            if input.run_in_background:
+                task_id = self.manager.spawn_background(input.prompt, **options)
+                return ToolResult(
+                    f"Started background task {task_id} ({input.subagent_type}). "
+                    f"Use TaskOutput with task_id={task_id!r} to get its result.",
+                    data={"task_id": task_id},
+                )
+            outcome = await self.manager.spawn(input.prompt, **options)
+        except PolicyError as e:
+            lines = "\n".join(f"- {d.code} {d.message}" for d in e.diagnostics) or str(e)
+            return ToolResult.error(f"Spawn rejected: the skill set is invalid:\n{lines}")
+        except SkillNotFoundError as e:
+            return ToolResult.error(f"Spawn rejected: unknown agent type. {e}")
+        return ToolResult(
+            outcome.render(),
+            is_error=not outcome.ok,
+            data={"task_id": outcome.task_id, "status": outcome.status},
+        )
+
+
+class TaskOutputTool(Tool):
+    name = "TaskOutput"
+    description = (
+        "Get the result of a background sub-agent started with Task(run_in_background=true). "
+        "With block=true (default) wait for it to finish."
+    )
+    Input = TaskOutputInput
+    read_only = True
+
+    def __init__(self, manager: Spawner) -> None:
+        self.manager = manager
+
+    async def run(self, input: TaskOutputInput, ctx: ToolContext) -> ToolResult:
+        text = await self.manager.output(
+            input.task_id, block=input.block, timeout=input.timeout / 1000
+        )
+        failed = "failed (" in text.split("\n", 1)[0]
+        return ToolResult(text, is_error=failed)
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*\n(.*?)\n```\s*$", re.DOTALL)
+
+
+def check_contract(text: str, contracts: dict[str, dict[str, Any]]) -> list[str]:
+    """Problems with ``text`` against every output contract (empty = satisfied)."""
+    import jsonschema  # lazy: third-party, ~40 ms; only a run with output contracts needs it
+
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1)
+    try:
+        value = json.loads(body)
+    except json.JSONDecodeError as e:
+        return [f"the final answer is not valid JSON ({e.msg} at line {e.lineno})"]
+    problems: list[str] = []
+    for skill, schema in contracts.items():
+        validator = jsonschema.Draft202012Validator(schema)
+        for error in sorted(validator.iter_errors(value), key=lambda e: list(e.path)):
+            where = "/".join(str(p) for p in error.path) or "(root)"
+            problems.append(f"{skill}: {where}: {error.message}")
+    return problems
+
+
+def task_tools(manager: Spawner) -> list[Tool]:
+    return [TaskTool(manager), TaskOutputTool(manager)]

@@ -1,0 +1,107 @@
+"""The `skilldeck skills …` commands: list/show/validate/enable/disable, run/audit,
+match, packaging, code-skill trust, and the pydantic-free `skills list --json` fast
+path.
+
+Other packages import these names from here; names load lazily, so importing the
+facade costs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from skilldeck.cli.skills.fastpath import (
+        try_fast,
+        write_scan_problems,
+    )
+    from skilldeck.cli.skills.skills_cmd import (
+        KindChoice,
+        disable,
+        enable,
+        invalid_lines,
+        list_skills,
+        new,
+        prompt,
+        register,
+        show,
+        validate,
+    )
+    from skilldeck.cli.skills.skills_exec_cmd import (
+        audit,
+        run,
+    )
+    from skilldeck.cli.skills.skills_match_cmd import (
+        match,
+    )
+    from skilldeck.cli.skills.skills_pkg_cmd import (
+        ScopeChoice,
+        install_cmd,
+        keygen_cmd,
+        pack_cmd,
+        uninstall_cmd,
+        verify_cmd,
+    )
+    from skilldeck.cli.skills.skills_trust_cmd import (
+        trust,
+    )
+
+_HOME: dict[str, str] = {
+    "KindChoice": "skills_cmd",
+    "register": "skills_cmd",
+    "list_skills": "skills_cmd",
+    "validate": "skills_cmd",
+    "show": "skills_cmd",
+    "invalid_lines": "skills_cmd",
+    "prompt": "skills_cmd",
+    "enable": "skills_cmd",
+    "disable": "skills_cmd",
+    "new": "skills_cmd",
+    "run": "skills_exec_cmd",
+    "audit": "skills_exec_cmd",
+    "match": "skills_match_cmd",
+    "ScopeChoice": "skills_pkg_cmd",
+    "pack_cmd": "skills_pkg_cmd",
+    "keygen_cmd": "skills_pkg_cmd",
+    "install_cmd": "skills_pkg_cmd",
+    "verify_cmd": "skills_pkg_cmd",
+    "uninstall_cmd": "skills_pkg_cmd",
+    "trust": "skills_trust_cmd",
+    "try_fast": "fastpath",
+    "write_scan_problems": "fastpath",
+}
+
+__all__ = [
+    "KindChoice",
+    "ScopeChoice",
+    "audit",
+    "disable",
+    "enable",
+    "install_cmd",
+    "invalid_lines",
+    "keygen_cmd",
+    "list_skills",
+    "match",
+    "new",
+    "pack_cmd",
+    "prompt",
+    "register",
+    "run",
+    "show",
+    "trust",
+    "try_fast",
+    "uninstall_cmd",
+    "validate",
+    "verify_cmd",
+    "write_scan_problems",
+]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,389 @@
+"""``skilldeck skills list|validate|show|prompt|enable|disable|new``.
+
+Thin on purpose: parse options, call the library, render. Imports beyond typer and
+settings happen inside the commands (and rich only for human output). The plain
+``skills list --json`` [--all] [--root…] [--no-defaults] shape does not even reach
+this module when run as ``skilldeck``: :mod:`skilldeck.cli.skills.fastpath` answers it
+without typer or pydantic, with the same output (tests compare the two).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from skilldeck.cli.common import (
+    JsonOption,
+    NoDefaultsOption,
+    RootOption,
+    fail,
+    print_json,
+    settings_from_cli,
+    stderr_console,
+    stdout_console,
+)
+
+if TYPE_CHECKING:
+    from skilldeck.skills.discovery.discover import InvalidSkill
+    from skilldeck.skills.format.validate import ValidationReport
+    from skilldeck.skills.model.diagnostics import Diagnostic
+    from skilldeck.skills.registry.registry import SkillEntry, SkillRegistry
+
+
+class KindChoice(StrEnum):
+    prompt = "prompt"
+    script = "script"
+    code = "code"
+
+
+AllOption = Annotated[
+    bool, typer.Option("--all", help="Also show shadowed, disabled, invalid and unavailable.")
+]
+StrictOption = Annotated[
+    bool, typer.Option("--strict", help="Only the six spec fields; reject what skills-ref rejects.")
+]
+NameArg = Annotated[str, typer.Argument(help="Skill name.")]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("list")(list_skills)
+    app.command("validate")(validate)
+    app.command("show")(show)
+    app.command("prompt")(prompt)
+    app.command("enable")(enable)
+    app.command("disable")(disable)
+    app.command("new")(new)
+
+
+def _registry(roots: list[Path] | None, no_defaults: bool) -> SkillRegistry:
+    for root in roots or ():
+        if not root.is_dir():
+            fail(f"--root {root}: not a folder.", code=2)
+    if no_defaults and not roots:
+        fail("--no-defaults needs at least one --root.", code=2)
+    from skilldeck.skills.registry.registry import SkillRegistry
+
+    return SkillRegistry.discover(
+        settings_from_cli(), roots=list(roots or ()), no_defaults=no_defaults
+    )
+
+
+# ---- list -----------------------------------------------------------------------------
+
+
+def list_skills(
+    root: RootOption = None,
+    no_defaults: NoDefaultsOption = False,
+    all_: AllOption = False,
+    json_: JsonOption = False,
+) -> None:
+    """List skills from every root, highest precedence first per name."""
+    registry = _registry(root, no_defaults)
+    if json_ and not all_:  # the usual machine call: rows straight from the skills
+        _print_json_rows(registry.active_rows())
+        _print_scan_problems(registry.diagnostics, plain=True)
+        return
+    every = registry.entries()
+    entries = every if all_ else [e for e in every if e.status == "active"]
+    if json_:
+        _print_json_rows([e.to_dict() for e in entries])
+        _print_scan_problems(registry.diagnostics, plain=True)
+        return
+    _print_entries(entries, show_status=all_)
+    _print_scan_problems(registry.diagnostics)
+    if not all_:
+        _note_hidden(every)
+
+
+def _note_hidden(entries: list[SkillEntry]) -> None:
+    """Say on stderr how many skills the plain listing left out and how to see them:
+    a skill that silently fails to show up is the first thing a new user hits."""
+    counts: dict[str, int] = {}
+    for e in entries:
+        if str(e.status) in ("invalid", "disabled", "unavailable"):
+            counts[str(e.status)] = counts.get(str(e.status), 0) + 1
+    if not counts:
+        return
+    parts = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    sys.stderr.write(f"note: {parts} skill(s) hidden; see: skilldeck skills list --all\n")
+    if "invalid" in counts:
+        sys.stderr.write("      and, for why one is invalid: skilldeck skills validate PATH\n")
+
+
+def _print_json_rows(rows: list[dict[str, Any]]) -> None:
+    """Indented for a person at a terminal; compact when piped. json's C encoder
+    only runs without ``indent``, and is ~10x faster on thousands of rows."""
+    if sys.stdout.isatty():
+        print_json(rows)
+        return
+    sys.stdout.write(json.dumps(rows, ensure_ascii=False))
+    sys.stdout.write("\n")
+
+
+def _print_entries(entries: list[SkillEntry], *, show_status: bool) -> None:
+    """One line per skill; the description gets whatever width is left."""
+    from rich.table import Table
+
+    console = stdout_console()
+    rows = []
+    for e in entries:
+        skill = e.skill
+        text = _reason(e) if show_status else (skill.description if skill else "")
+        row = [e.name, str(e.status)] if show_status else [e.name]
+        row += [
+            str(e.source),
+            str(skill.kind) if skill else "-",
+            (skill.version or "-") if skill else "-",
+        ]
+        rows.append((row, " ".join(text.split())))
+    headers = ["name", "status"] if show_status else ["name"]
+    headers += ["source", "kind", "version"]
+    widths = [max([len(h)] + [len(r[i]) for r, _ in rows]) for i, h in enumerate(headers)]
+    room = max(20, console.width - sum(widths) - 2 * len(widths))
+    table = Table(box=None, show_edge=False, pad_edge=False)
+    for header, width in zip(headers, widths, strict=True):
+        table.add_column(
+            header, no_wrap=True, min_width=width, style="bold" if header == "name" else None
+        )
+    if show_status:  # the reason is what --all is asked for: wrapped, never cut
+        table.add_column("description / reason", overflow="fold", min_width=20)
+    else:
+        table.add_column("description", no_wrap=True)
+    for row, text in rows:
+        full = show_status and row[1] != "active"  # a reason is shown whole
+        table.add_row(*row, text if full else _clip(text, room), style=None)
+    console.print(table, highlight=False, markup=False)
+    console.print(f"{len(entries)} skill(s)", style="dim")
+
+
+def _reason(entry: SkillEntry) -> str:
+    """The last column of ``list --all``: the description of an active skill, else why
+    it is not active (an invalid skill's first diagnostic, the gating reason…)."""
+    status = str(entry.status)
+    if status == "active" and entry.skill is not None:
+        return entry.skill.description
+    if status == "invalid":
+        found = entry.errors or list(entry.diagnostics)
+        return f"{found[0].code} {found[0].message}" if found else "does not load"
+    if status == "disabled":
+        return f"disabled by config (skills.disabled); skilldeck skills enable {entry.name}"
+    return entry.reason or (entry.skill.description if entry.skill else "")
+
+
+def _print_scan_problems(diagnostics: list[Diagnostic], *, plain: bool = False) -> None:
+    """Problems of the scan itself (dangling or looping symlinks, unreadable folders),
+    on stderr; ``plain`` beside JSON (bare lines, as the fast path writes them)."""
+    if plain:
+        from skilldeck.cli.skills.fastpath import write_scan_problems
+
+        write_scan_problems(diagnostics)
+    elif diagnostics:
+        err = stderr_console()
+        for d in diagnostics:
+            err.print(f"[yellow]warning[/yellow] {d.path}: {d.code} {d.message}", highlight=False)
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ---- validate -------------------------------------------------------------------------
+
+
+def validate(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Skill folders, SKILL.md files, or trees to search.")
+    ],
+    strict: StrictOption = False,
+    json_: JsonOption = False,
+) -> None:
+    """Validate skills; exit 0 when all are valid, 1 when any is not, 2 on bad usage."""
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        fail(f"no such file or folder: {', '.join(map(str, missing))}", code=2)
+    from skilldeck.skills.format.validate import validate_path
+
+    reports = [r for p in paths for r in validate_path(p, strict=strict)]
+    if json_:
+        print_json([r.to_dict() for r in reports])
+    else:
+        _print_reports(reports)
+    if not reports or not all(r.valid for r in reports):
+        raise typer.Exit(1)
+
+
+def _print_reports(reports: list[ValidationReport]) -> None:
+    """Each diagnostic labelled ``error`` or ``warning`` (not only by colour, which a
+    pipe or a log loses), then the count of each."""
+    from rich.text import Text
+
+    console = stdout_console()
+    if not reports:
+        console.print("[red]no SKILL.md found[/red]")
+        return
+    errors = warnings = 0
+    for report in reports:
+        for d in report.diagnostics:
+            where = f"{d.path or report.path}:{d.line}" if d.line else f"{d.path or report.path}"
+            label, color = ("error", "red") if d.is_error else ("warning", "yellow")
+            errors += d.is_error
+            warnings += not d.is_error
+            line = Text(f"{where}: ")
+            line.append(f"{label} {d.code}", style=color)
+            line.append(f" {d.message}")
+            console.print(line, highlight=False, soft_wrap=True)
+    bad = sum(1 for r in reports if not r.valid)
+    summary = (
+        f"{len(reports)} skill(s) checked, {bad} invalid: {errors} error(s), {warnings} warning(s)"
+    )
+    console.print(summary, style="red" if bad else "green", highlight=False)
+
+
+# ---- show / prompt --------------------------------------------------------------------
+
+
+def show(
+    name: NameArg,
+    root: RootOption = None,
+    no_defaults: NoDefaultsOption = False,
+    json_: JsonOption = False,
+) -> None:
+    """Show one skill: metadata, location, kind, resources and body."""
+    registry = _registry(root, no_defaults)
+    broken = [i for i in registry.invalid if i.name == name]
+    if broken and name not in registry:
+        _show_invalid(broken, json_=json_)
+    skill = registry.get(name, include_disabled=True)
+    entry = next(e for e in registry.entries() if e.skill is skill)
+    data: dict[str, Any] = entry.to_dict()
+    data["metadata"] = skill.metadata.model_dump(mode="json", exclude_defaults=True)
+    data["resources"] = skill.list_resources()
+    data["body"] = skill.body
+    if json_:
+        print_json(data)
+        return
+    console = stdout_console()
+    console.print(f"[bold]{skill.name}[/bold] ({data['status']}, {skill.kind}, {skill.source})")
+    console.print(f"location: {skill.skill_md}", highlight=False, soft_wrap=True)
+    for key, value in data["metadata"].items():
+        if key not in ("name",):
+            console.print(f"{key}: {value}", highlight=False, soft_wrap=True)
+    if data["resources"]:
+        console.print("resources:\n  " + "\n  ".join(data["resources"]), highlight=False)
+    console.rule()
+    console.print(skill.body, markup=False, highlight=False, soft_wrap=True)
+
+
+def _show_invalid(broken: list[InvalidSkill], *, json_: bool) -> None:
+    """A name that only exists as a broken skill: say why it does not load (exit 1)."""
+    if json_:
+        print_json(
+            [
+                {
+                    "name": b.name,
+                    "path": str(b.folder),
+                    "status": "invalid",
+                    "errors": [
+                        {"code": d.code, "message": d.message, "line": d.line}
+                        for d in b.diagnostics
+                        if d.is_error
+                    ],
+                }
+                for b in broken
+            ]
+        )
+    else:
+        err = stderr_console()
+        for b in broken:
+            err.print(f"{b.name} does not load ({b.skill_md}):", highlight=False)
+            for d in b.diagnostics:
+                line = f":{d.line}" if d.line else ""
+                err.print(f"  {b.skill_md}{line}: {d.code} {d.message}", highlight=False)
+    raise typer.Exit(1)
+
+
+def invalid_lines(name: str, broken: list[InvalidSkill], *, action: str) -> list[str]:
+    """Why ``name`` cannot ``action`` (run, load…): it exists only as a broken skill.
+    Each diagnostic as ``path:line: CODE message``, then the command that shows them."""
+    lines = [f"skill {name!r} exists but is invalid, so it cannot {action}:"]
+    for b in broken:
+        for d in b.diagnostics:
+            where = f"{d.path or b.skill_md}" + (f":{d.line}" if d.line else "")
+            label = "error" if d.is_error else "warning"
+            lines.append(f"  {where}: {label} {d.code} {d.message}")
+    lines.append(f"Check it with: skilldeck skills validate {broken[0].folder}")
+    return lines
+
+
+def prompt(
+    budget: Annotated[
+        int | None, typer.Option("--budget", min=200, help="Character budget of the block.")
+    ] = None,
+    root: RootOption = None,
+    no_defaults: NoDefaultsOption = False,
+) -> None:
+    """Print the level-1 <available_skills> block a model would see."""
+    from skilldeck.skills.execution.disclosure import render_available_skills
+
+    registry = _registry(root, no_defaults)
+    limit = budget if budget is not None else registry.settings.skills.prompt_budget
+    block = render_available_skills(registry.list(), budget=limit)
+    if block:
+        typer.echo(block)
+        return
+    # nothing for the model to see (an agent leaves the block out): say why, not ""
+    every = registry.list(include_disabled=True)
+    disabled = sum(1 for s in every if not s.enabled)
+    unavailable = sum(1 for s in every if s.enabled and s.unavailable_reason is not None)
+    hidden = len(every) - disabled - unavailable
+    sys.stderr.write(
+        f"note: no skill is shown to the model ({len(every)} found: {disabled} disabled, "
+        f"{unavailable} unavailable here, {hidden} with disable-model-invocation). "
+        "`skilldeck skills list --all` shows each one and why.\n"
+    )
+
+
+# ---- enable / disable / new -----------------------------------------------------------
+
+
+def enable(name: NameArg, root: RootOption = None, no_defaults: NoDefaultsOption = False) -> None:
+    """Enable a skill (removes it from `skills.disabled` in the config files)."""
+    registry = _registry(root, no_defaults)
+    written = registry.enable(name)
+    typer.echo(f"Enabled {name}.")
+    if written.retrust is not None:  # its digest changed: the trust no longer holds
+        ws = written.retrust.workspace
+        sys.stderr.write(
+            f"note: {written.retrust.config_path} was rewritten, so this folder's config "
+            f"and skills are ignored until you run `skilldeck trust {ws}` again.\n"
+        )
+
+
+def disable(name: NameArg, root: RootOption = None, no_defaults: NoDefaultsOption = False) -> None:
+    """Disable a skill (adds it to `skills.disabled` in the user config)."""
+    registry = _registry(root, no_defaults)
+    registry.disable(name)
+    typer.echo(f"Disabled {name} (recorded in {registry.settings.user_config_path}).")
+
+
+def new(
+    name: NameArg,
+    kind: Annotated[KindChoice, typer.Option("--kind", help="Template kind.")] = KindChoice.prompt,
+    directory: Annotated[
+        Path | None,
+        typer.Option("--dir", help="Parent folder (default: ./.skilldeck/skills)."),
+    ] = None,
+) -> None:
+    """Create a new skill from a template that passes `validate --strict`."""
+    from skilldeck.skills.format.templates import new_skill
+
+    parent = directory if directory is not None else Path(".skilldeck") / "skills"
+    folder = new_skill(name, kind=kind.value, directory=parent)
+    typer.echo(f"Created {kind.value} skill {name} in {folder}")
+    typer.echo(f"Next: edit {folder / 'SKILL.md'}, then `skilldeck skills validate {folder}`.")
