@@ -134,7 +134,7 @@ def _age(tree: Path, *, seconds: int) -> None:
 
 
 def skill_folders(root: Path) -> list[Path]:
-    from skilldeck.skills.discovery.discover import walk_tree
+    from skilldeck.skills.discovery import walk_tree
 
     tree = walk_tree(root)
     return [(root / rel).parent for rel in tree.skill_mds]
@@ -196,8 +196,7 @@ def bench_skills_ref(folders: list[Path], repeat: int) -> tuple[Timing, int]:
 def bench_per_folder(folders: list[Path], repeat: int) -> Timing:
     """skilldeck's per-file loader (what discovery calls for each SKILL.md) over the
     folder list skills-ref gets, finding each SKILL.md the way skills-ref does."""
-    from skilldeck.skills.format.parse import find_skill_md
-    from skilldeck.skills.format.validate import load_for_discovery
+    from skilldeck.skills.format import find_skill_md, load_for_discovery
     from skilldeck.skills.model.skill import SkillSource
 
     def run() -> list[Any]:
@@ -217,7 +216,7 @@ def bench_per_folder(folders: list[Path], repeat: int) -> Timing:
 
 def bench_skilldeck(root: Path, home: Path, repeat: int) -> dict[str, Any]:
     from skilldeck.config import load_settings
-    from skilldeck.skills.registry.registry import SkillRegistry
+    from skilldeck.skills.registry import SkillRegistry
 
     settings = load_settings(home=home, workspace=home)
     one_cpu = load_settings(home=home, workspace=home, skills={"discovery_workers": 1})
@@ -277,7 +276,7 @@ def bench_cli(root: Path, home: Path, repeat: int) -> Timing:
 def bench_floor(root: Path, repeat: int) -> tuple[Timing, Timing]:
     """The system calls a cold and a warm discovery of ``root`` cannot avoid, timed
     bare (see the module docs): ``(cold, warm)``."""
-    from skilldeck.skills.discovery.walk import walk_tree
+    from skilldeck.skills.discovery import walk_tree
 
     tree = walk_tree(root)
     prefix = str(root).rstrip(os.sep) + os.sep

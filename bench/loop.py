@@ -35,7 +35,7 @@ from pydantic import BaseModel
 
 from skilldeck.agent.context import History, default_counter, trim_history
 from skilldeck.agent.loop import Agent, Limits
-from skilldeck.agent.store.session import SessionStore
+from skilldeck.agent.store import SessionStore
 from skilldeck.config import load_settings
 from skilldeck.llm.messages import (
     AssistantMessage,

@@ -66,8 +66,7 @@ def main(argv: list[str]) -> int:
         return 0
 
     from skilldeck.compat import skills_ref as compat
-    from skilldeck.skills.format.parse import parse_skill_md
-    from skilldeck.skills.format.validate import load_skill
+    from skilldeck.skills.format import load_skill, parse_skill_md
 
     files = sorted(p for p in CORPUS.rglob("SKILL.md"))
     if args.limit:

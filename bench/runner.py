@@ -37,7 +37,7 @@ import anyio
 
 from skilldeck.config import Settings
 from skilldeck.sandbox import bwrap_argv, probe_sandbox
-from skilldeck.skills.execution.runner import ScriptRunner
+from skilldeck.skills.execution import ScriptRunner
 from skilldeck.skills.model.skill import Skill, SkillKind
 from skilldeck.skills.model.spec import SkillMetadata
 

@@ -33,13 +33,13 @@ import pytest
 
 from skilldeck.agent.builder import build_agent
 from skilldeck.agent.events import Event, SubagentEndEvent, ToolResultEvent
-from skilldeck.agent.permissions.gate import ApprovalRequest
+from skilldeck.agent.permissions import ApprovalRequest
 from skilldeck.agent.recorder import RunResult
-from skilldeck.agent.store.session import SessionStore
+from skilldeck.agent.store import SessionStore
 from skilldeck.config import Settings, load_settings
 from skilldeck.llm.messages import UserMessage
 from skilldeck.llm.scripted import ScriptedModel, ScriptedRequest
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 
 #: the shared skills: name -> (frontmatter lines, the tools ``requires-tools`` names)
 SKILLS: dict[str, tuple[str, frozenset[str]]] = {

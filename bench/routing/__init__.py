@@ -141,7 +141,7 @@ def _evaluate(
 
 def _synthetic(skills: list[Any], count: int, texts: list[str], repeat: int) -> dict[str, Any]:
     """Latency on a generated catalog; also cold build, cache write and warm load."""
-    from skilldeck.skills.routing.match import SkillMatcher
+    from skilldeck.skills.routing import SkillMatcher
 
     started = time.perf_counter()
     catalog = synthetic_catalog(skills, count)

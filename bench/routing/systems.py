@@ -22,7 +22,7 @@ import numpy as np
 from skilldeck.skills.model.skill import Skill
 
 if TYPE_CHECKING:
-    from skilldeck.skills.routing.match import SkillMatcher
+    from skilldeck.skills.routing import SkillMatcher
 
 
 class Ranker(Protocol):
@@ -37,7 +37,7 @@ class KeywordOverlap:
     name = "keyword-overlap"
 
     def __init__(self, skills: Sequence[Skill]) -> None:
-        from skilldeck.skills.code.codeskill import keyword_score
+        from skilldeck.skills.code import keyword_score
 
         self._score = keyword_score
         self.skills = list(skills)
@@ -99,7 +99,7 @@ class Skilldeck:
     def build(
         cls, skills: Sequence[Skill], *, name: str = "skilldeck", **options: Any
     ) -> Skilldeck:
-        from skilldeck.skills.routing.match import SkillMatcher
+        from skilldeck.skills.routing import SkillMatcher
 
         return cls(SkillMatcher.from_skills(skills, **options), name=name)
 

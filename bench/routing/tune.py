@@ -16,8 +16,8 @@ from typing import Any
 from bench.routing import metrics
 from bench.routing.dataset import Query
 from skilldeck.skills.model.skill import Skill
+from skilldeck.skills.routing import SkillMatcher, skill_fields, split_fused_names
 from skilldeck.skills.routing._bm25f import BM25FIndex, BM25FParams
-from skilldeck.skills.routing.match import SkillMatcher, skill_fields, split_fused_names
 
 _GRID: dict[str, list[float]] = {
     "k1": [0.9, 1.2, 1.6, 2.0, 2.5, 3.0],

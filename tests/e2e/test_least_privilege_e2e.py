@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from cli_helpers import json_events, skilldeck, tool_call, write_script
 
-from skilldeck.agent.store.session import SessionStore
+from skilldeck.agent.store import SessionStore
 from skilldeck.llm.messages import ToolResultMessage
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import json_events, skilldeck, tool_call, write_script
 
-from skilldeck.agent.store.session import SessionStore
+from skilldeck.agent.store import SessionStore
 from skilldeck.config import load_settings
 
 

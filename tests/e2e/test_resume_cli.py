@@ -6,7 +6,7 @@ from pathlib import Path
 
 from cli_helpers import json_events, skilldeck, tool_call, write_script
 
-from skilldeck.agent.store.session import SessionStore
+from skilldeck.agent.store import SessionStore
 from skilldeck.llm.messages import ToolResultMessage
 
 QUESTION = {
@@ -275,7 +275,7 @@ def test_resuming_a_sub_agent_session_rebuilds_that_sub_agent(tmp_path: Path) ->
     child_start = next(e for e in json_events(parent.stdout) if e.get("is_sub_agent"))
     child = child_start.get("session_id")
     if child is None:  # the child's id is on its stored session
-        from skilldeck.agent.store.session import SessionStore
+        from skilldeck.agent.store import SessionStore
         from skilldeck.config import skilldeck_home
 
         with SessionStore(skilldeck_home() / "sessions.db") as store:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import REPO, json_events, skilldeck, tool_call, write_script
 
-from skilldeck.agent.store.session import SessionStore
+from skilldeck.agent.store import SessionStore
 from skilldeck.llm.messages import AssistantMessage, ToolResultMessage
 
 SKILL = Path("anthropics__skills/skills/brand-guidelines")

@@ -205,7 +205,7 @@ def make_root(tmp_path: Path) -> Path:
     (code / "skill.py").write_text(
         textwrap.dedent(
             """
-            from skilldeck.skills.code.codeskill import CodeSkill, SkillContext, SkillResult
+            from skilldeck.skills.code import CodeSkill, SkillContext, SkillResult
 
             class Shout(CodeSkill):
                 async def execute(self, ctx: SkillContext) -> SkillResult:
@@ -302,7 +302,7 @@ def test_skills_run_code_skill_with_a_model(tmp_path: Path, workspace: Path) -> 
     (asker / "skill.py").write_text(
         textwrap.dedent(
             """
-            from skilldeck.skills.code.codeskill import CodeSkill, SkillContext, SkillResult
+            from skilldeck.skills.code import CodeSkill, SkillContext, SkillResult
 
             class Asker(CodeSkill):
                 async def execute(self, ctx: SkillContext) -> SkillResult:

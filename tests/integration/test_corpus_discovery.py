@@ -15,7 +15,7 @@ import pytest
 
 from skilldeck.config import load_settings
 from skilldeck.skills.format import validate
-from skilldeck.skills.registry.registry import EntryStatus, SkillRegistry
+from skilldeck.skills.registry import EntryStatus, SkillRegistry
 
 pytestmark = pytest.mark.corpus
 

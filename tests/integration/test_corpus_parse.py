@@ -13,11 +13,8 @@ from typing import Any
 import pytest
 
 from skilldeck.compat import skills_ref as compat
-from skilldeck.skills.format import _yamlnodes
+from skilldeck.skills.format import RULES, _yamlnodes, load_skill, parse_skill_md
 from skilldeck.skills.format._fastyaml import parse_simple
-from skilldeck.skills.format._rules import RULES
-from skilldeck.skills.format.parse import parse_skill_md
-from skilldeck.skills.format.validate import load_skill
 
 pytestmark = pytest.mark.corpus
 

@@ -21,7 +21,7 @@ from many_sessions_checks import (
     todo_problems,
     tool_problems,
 )
-from skilldeck.agent.store.session import SessionStore
+from skilldeck.agent.store import SessionStore
 
 SESSIONS = 12
 assert len(PROFILES) <= SESSIONS  # every profile runs at least once

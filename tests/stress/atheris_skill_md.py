@@ -22,8 +22,7 @@ import atheris
 
 with atheris.instrument_imports(include=["skilldeck"]):
     from skilldeck.errors import SkilldeckError
-    from skilldeck.skills.format.parse import parse_skill_md
-    from skilldeck.skills.format.validate import load_skill
+    from skilldeck.skills.format import load_skill, parse_skill_md
 
 FOLDER = Path(tempfile.mkdtemp(prefix="atheris-", dir=Path.cwd())) / "fuzz-skill"
 FOLDER.mkdir()  # under the working directory, which the test makes a tmp folder

@@ -17,7 +17,7 @@ import pytest
 import stress_helpers as H
 from hardening_helpers import HOSTILE_FRONTMATTER, KNOWN_BUGS
 
-from skilldeck.skills.discovery.discover import bundled_root
+from skilldeck.skills.discovery import bundled_root
 
 pytest.importorskip("atheris")
 

@@ -27,7 +27,7 @@ import stress_helpers as H
 
 from skilldeck.agent.builder import build_agent
 from skilldeck.agent.recorder import RunResult
-from skilldeck.agent.store.session import SessionStore
+from skilldeck.agent.store import SessionStore
 from skilldeck.config import load_settings
 from skilldeck.llm.messages import ToolResultMessage
 from skilldeck.llm.scripted import ScriptedModel

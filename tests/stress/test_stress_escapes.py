@@ -29,13 +29,13 @@ from skilldeck.config import Settings, load_settings
 from skilldeck.errors import PackageError, SkilldeckError
 from skilldeck.mcp.catalog import resource_text
 from skilldeck.sandbox import probe_sandbox
-from skilldeck.skills.format.validate import load_skill
+from skilldeck.skills.format import load_skill
+from skilldeck.skills.packaging import install
 from skilldeck.skills.packaging.lockfile import skills_root
-from skilldeck.skills.packaging.package import install
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
 from skilldeck.tools.bash import BashTool
+from skilldeck.tools.fs import GlobTool, GrepTool
 from skilldeck.tools.fs.files import READ_STATE, EditTool, MultiEditTool, ReadTool, WriteTool
-from skilldeck.tools.fs.search import GlobTool, GrepTool
 from skilldeck.tools.memory import MemoryTool, memory_dir
 
 SECRET = "STRESS-OUTSIDE-SECRET"

@@ -24,7 +24,7 @@ from many_sessions_checks import (
     todo_problems,
     tool_problems,
 )
-from skilldeck.agent.store.session import SessionStore
+from skilldeck.agent.store import SessionStore
 
 SESSIONS = H.scale(50, 200)
 

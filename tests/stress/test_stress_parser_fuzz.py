@@ -29,10 +29,9 @@ from hypothesis import strategies as st
 
 from skilldeck.config import load_settings
 from skilldeck.errors import SkillParseError
-from skilldeck.skills.discovery.discover import bundled_root
-from skilldeck.skills.format.parse import parse_skill_md
-from skilldeck.skills.format.validate import load_skill
-from skilldeck.skills.registry.registry import EntryStatus, SkillRegistry
+from skilldeck.skills.discovery import bundled_root
+from skilldeck.skills.format import load_skill, parse_skill_md
+from skilldeck.skills.registry import EntryStatus, SkillRegistry
 
 EXAMPLES = H.scale(500, 5000)
 MUTANTS = H.scale(5000, 50000)

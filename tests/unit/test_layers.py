@@ -211,7 +211,6 @@ def test_lower_layers_never_import_upper_ones(lower: str) -> None:
     assert not bad, f"{lower} imports a layer above it:\n" + "\n".join(bad)
 
 
-@pytest.mark.xfail(strict=False, reason="issue 16: cycles are being removed in parallel")
 def test_no_import_cycles() -> None:
     found = cycles()
     assert not found, f"{len(found)} import cycle(s):\n" + "\n".join(" <-> ".join(c) for c in found)
@@ -234,7 +233,6 @@ def test_function_level_imports_say_why() -> None:
     )
 
 
-@pytest.mark.xfail(strict=False, reason="issue 16: skills/ is being split into subpackages")
 def test_no_folder_holds_more_than_twelve_modules() -> None:
     big = {k: v for k, v in folder_sizes().items() if v > MAX_FOLDER_MODULES}
     assert not big, f"folders over {MAX_FOLDER_MODULES} modules: {big}"

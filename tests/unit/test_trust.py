@@ -12,7 +12,7 @@ import pytest
 from skilldeck._fastconfig import load_light_settings
 from skilldeck.config import load_settings
 from skilldeck.errors import ConfigError, ConfigWarning
-from skilldeck.skills.discovery.discover import resolve_roots
+from skilldeck.skills.discovery import resolve_roots
 from skilldeck.skills.model.skill import SkillSource
 from skilldeck.trust import (
     TRUST_ENV,

@@ -52,23 +52,22 @@ from skilldeck.agent.startup import (
     skill_body_message,
     skills_block,
 )
-from skilldeck.agent.store.launch import (
+from skilldeck.agent.store import (
     LAUNCH_KEY,
     LAUNCH_VERSION,
+    SessionStore,
     definition_to_dict,
     gate_to_dict,
     snapshot_settings,
 )
-from skilldeck.agent.store.session import SessionStore
-from skilldeck.agent.subagents.definitions import AgentDefinition, discover_agents
-from skilldeck.agent.subagents.subagents import SubagentManager
+from skilldeck.agent.subagents import AgentDefinition, SubagentManager, discover_agents
 from skilldeck.agent.toolset import ManagerFactory, Toolset, assemble_tools, protocol_section
 from skilldeck.config import Settings
 from skilldeck.llm.client import ModelLLMClient
 from skilldeck.llm.factory import make_model
 from skilldeck.llm.messages import Model
 from skilldeck.settings.precedence import resolve_model
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolRegistry, ToolServices
 
 #: kept for callers of the old path (now in ``agent/startup.py``)

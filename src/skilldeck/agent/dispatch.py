@@ -31,6 +31,7 @@ from typing import Any
 import anyio
 
 from skilldeck.agent.events import AskUserEvent, Event, PermissionRequestEvent
+from skilldeck.agent.permissions import SkillAwareGate
 from skilldeck.agent.permissions.gate import (
     DENIED_BY_USER,
     Approval,
@@ -40,9 +41,8 @@ from skilldeck.agent.permissions.gate import (
     ToolGate,
     ask_approver,
 )
-from skilldeck.agent.permissions.permissions import SkillAwareGate
 from skilldeck.llm.messages import ToolCall
-from skilldeck.skills.rules.pathrules import tool_path_key
+from skilldeck.skills.rules import tool_path_key
 from skilldeck.tools.base import PathFilter, PathVerdict, ToolContext, ToolRegistry, ToolResult
 
 log = logging.getLogger(__name__)

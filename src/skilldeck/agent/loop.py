@@ -45,8 +45,8 @@ from skilldeck.agent.events import (
 from skilldeck.agent.pending import Pending, format_answer
 from skilldeck.agent.permissions.gate import DENIED_BY_USER, AllowAll, Approver, ToolGate
 from skilldeck.agent.recorder import Limits, Recorder, RunResult, RunState, StoredRow, owner
-from skilldeck.agent.store.session import SessionStore, TurnWrite, new_session_id, process_alive
-from skilldeck.agent.subagents.sink import EventSink, flush_sink
+from skilldeck.agent.store import SessionStore, TurnWrite, new_session_id, process_alive
+from skilldeck.agent.subagents import EventSink, flush_sink
 from skilldeck.config import Settings
 from skilldeck.errors import ModelError, SessionError
 from skilldeck.llm.messages import (
@@ -61,7 +61,7 @@ from skilldeck.llm.messages import (
     UserMessage,
 )
 from skilldeck.skills.policy.policy import ComposedSkill
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import ToolContext, ToolRegistry, ToolResult, ToolServices
 
 __all__ = ["HINT_META", "Agent", "Hinter", "Limits", "RunResult"]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from skilldeck.agent.context import ContextManager, History
 from skilldeck.agent.events import DoneEvent, Event, TextDeltaEvent, ToolResultEvent
 from skilldeck.agent.pending import Pending
-from skilldeck.agent.store.session import SessionStore, TurnWrite
+from skilldeck.agent.store import SessionStore, TurnWrite
 from skilldeck.errors import SessionError
 from skilldeck.llm.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, Usage
 from skilldeck.tools.base import ToolContext, ToolResult

@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from skilldeck.agent.events import Event
 from skilldeck.agent.permissions.gate import Approver, ToolGate
-from skilldeck.agent.store.session import SessionStore
-from skilldeck.agent.subagents.definitions import AgentDefinition
+from skilldeck.agent.store import SessionStore
+from skilldeck.agent.subagents import AgentDefinition
 from skilldeck.config import Settings
 from skilldeck.llm.messages import Model
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolServices
 
 if TYPE_CHECKING:

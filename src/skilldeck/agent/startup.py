@@ -19,10 +19,10 @@ from skilldeck.agent.loop import Hinter
 from skilldeck.agent.prompt import build_system_prompt, load_memory, wrap_data
 from skilldeck.config import Settings
 from skilldeck.llm.messages import Message, UserMessage
-from skilldeck.skills.execution.disclosure import render_available_skills, render_level2
+from skilldeck.skills.execution import render_available_skills, render_level2
 from skilldeck.skills.policy.policy import ComposedSkill
-from skilldeck.skills.registry.registry import SkillRegistry
-from skilldeck.skills.routing.hints import registry_hinter, registry_ranking
+from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.routing import registry_hinter, registry_ranking
 from skilldeck.tools.memory import memory_folder as _memory_path
 from skilldeck.tools.skill_tool import cap_text
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from skilldeck.agent.permissions.gate import ToolGate
+from skilldeck.agent.permissions import ToolGate
 from skilldeck.agent.permissions.permissions import (
     MODES,
     PLAN_SAFE,
@@ -42,14 +42,13 @@ from skilldeck.agent.permissions.permissions import (
     ScopedGate,
 )
 from skilldeck.agent.spec import PermissionOptions
-from skilldeck.agent.subagents.definitions import AgentDefinition
-from skilldeck.agent.subagents.task_tools import Spawner, TaskOutputTool, TaskTool
+from skilldeck.agent.subagents import AgentDefinition, Spawner, TaskOutputTool, TaskTool
 from skilldeck.config import Settings
 from skilldeck.errors import ConfigError, PolicyError
 from skilldeck.settings.precedence import file_rules
 from skilldeck.skills.policy.policy import ComposedSkill, ToolPolicy, compose
-from skilldeck.skills.registry.registry import SkillRegistry
-from skilldeck.skills.rules.toolrules import SPAWNING_TOOLS, ToolRule, parse_rules
+from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.rules import SPAWNING_TOOLS, ToolRule, parse_rules
 from skilldeck.tools.base import Tool, ToolRegistry
 from skilldeck.tools.builtin import builtin_tools
 from skilldeck.tools.memory import MemoryTool

@@ -15,7 +15,7 @@ import typer
 from skilldeck.cli.common import JsonOption, fail, print_json, stderr_console, stdout_console
 
 if TYPE_CHECKING:
-    from skilldeck.agent.subagents.definitions import AgentCatalog, AgentDefinition
+    from skilldeck.agent.subagents import AgentCatalog, AgentDefinition
 
 CwdOption = Annotated[
     Path | None, typer.Option("--cwd", help="Workspace whose .skilldeck/agents to read.")
@@ -28,7 +28,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _catalog(cwd: Path | None) -> AgentCatalog:
-    from skilldeck.agent.subagents.definitions import discover_agents
+    from skilldeck.agent.subagents import discover_agents
     from skilldeck.config import load_settings
 
     workspace = (cwd or Path.cwd()).expanduser().resolve()

@@ -36,7 +36,7 @@ from skilldeck.cli.run_cmd import (
     continued_agent,
     make_renderer,
 )
-from skilldeck.cli.skills.skills_cmd import invalid_lines
+from skilldeck.cli.skills import invalid_lines
 from skilldeck.config import skilldeck_home
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
     from skilldeck.agent.events import DoneEvent, Event
     from skilldeck.agent.loop import Agent
-    from skilldeck.agent.permissions.gate import Approval, ApprovalRequest
+    from skilldeck.agent.permissions import Approval, ApprovalRequest
     from skilldeck.llm.messages import Message
     from skilldeck.tools.base import ToolContext
 
@@ -378,7 +378,7 @@ class Repl:
     def _preapprove(self, allowed: list[str], forbidden: list[str]) -> None:
         """As when the model loads a skill with the Skill tool: its allowed-tools are
         pre-approved and its forbidden tools denied for the rest of the session."""
-        from skilldeck.agent.permissions.permissions import SkillAwareGate
+        from skilldeck.agent.permissions import SkillAwareGate
 
         agent = self._agent()
         if not isinstance(agent.gate, SkillAwareGate):

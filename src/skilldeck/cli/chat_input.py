@@ -18,7 +18,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from skilldeck.agent.store.session import private_file
+from skilldeck.agent.store import private_file
 
 if TYPE_CHECKING:
     from anyio import CancelScope

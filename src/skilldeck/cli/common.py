@@ -30,7 +30,7 @@ from skilldeck.trust import (
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
-    from skilldeck.skills.registry.registry import SkillRegistry
+    from skilldeck.skills.registry import SkillRegistry
 
 RootOption = Annotated[
     list[Path] | None,

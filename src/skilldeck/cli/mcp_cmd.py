@@ -49,7 +49,7 @@ def serve_cmd(
     import anyio
 
     from skilldeck.mcp.server import build_server
-    from skilldeck.skills.registry.registry import SkillRegistry
+    from skilldeck.skills.registry import SkillRegistry
 
     _check_roots(root or [], no_defaults)
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)

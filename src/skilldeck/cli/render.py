@@ -36,7 +36,7 @@ from skilldeck.agent.events import (
     WarningEvent,
 )
 from skilldeck.agent.pending import Pending, resume_command
-from skilldeck.agent.permissions.gate import Approval, ApprovalRequest
+from skilldeck.agent.permissions import Approval, ApprovalRequest
 
 #: exit codes of ``run``/``resume``: paused is a normal stop (the user resumes it)
 EXIT_CODES = {"completed": 0, "paused": 0, "error": 1, "max_turns": 3, "limit": 3, "cancelled": 130}

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from skilldeck.agent.events import DoneEvent, Event
     from skilldeck.agent.loop import Agent
     from skilldeck.agent.permissions.gate import Approval, ApprovalRequest, Approver
-    from skilldeck.agent.store.session import SessionStore
+    from skilldeck.agent.store import SessionStore
     from skilldeck.cli.render import Renderer
     from skilldeck.config import Settings
     from skilldeck.llm.messages import Message
@@ -156,8 +156,7 @@ def resume(
     """Rebuilds the session's agent as it was launched (settings, rules, tools); the
     flags given here may only narrow them (``--deny`` answers the pending call, so
     deny rules are not taken here)."""
-    from skilldeck.agent.store.resume import build_agent_for_session, session_settings
-    from skilldeck.agent.store.session import SessionStore
+    from skilldeck.agent.store import SessionStore, build_agent_for_session, session_settings
     from skilldeck.config import skilldeck_home
 
     if allow:
@@ -195,7 +194,7 @@ def permission_flags(
 ) -> dict[str, Any]:
     """The permission options as ``build_agent`` keywords; bad values exit 2."""
     from skilldeck.agent.permissions.permissions import MODES
-    from skilldeck.skills.rules.toolrules import parse_rules
+    from skilldeck.skills.rules import parse_rules
 
     if mode is not None and mode not in MODES:
         fail(f"--permission-mode {mode!r}: use one of {', '.join(MODES)}.", code=2)
@@ -344,8 +343,7 @@ def continued_agent(
     """``chat --session ID``: the session's agent as it was launched, like ``resume`` —
     settings, rules and tools from its launch record, never from files the model could
     have rewritten since; the flags given may only narrow it (exit 2 otherwise)."""
-    from skilldeck.agent.store.resume import build_agent_for_session, session_settings
-    from skilldeck.agent.store.session import SessionStore
+    from skilldeck.agent.store import SessionStore, build_agent_for_session, session_settings
     from skilldeck.config import skilldeck_home
     from skilldeck.errors import SessionError
 

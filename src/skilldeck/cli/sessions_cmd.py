@@ -18,7 +18,7 @@ from skilldeck.cli.common import JsonOption, print_json, stdout_console
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from skilldeck.agent.store.session import SessionRecord, SessionStore, StoredMessage
+    from skilldeck.agent.store import SessionRecord, SessionStore, StoredMessage
 
 IdArg = Annotated[str, typer.Argument(help="Session id (a unique prefix works).")]
 _RESULT_LINES = 8
@@ -31,7 +31,7 @@ def register(app: typer.Typer) -> None:
 
 
 def _store() -> SessionStore:
-    from skilldeck.agent.store.session import SessionStore
+    from skilldeck.agent.store import SessionStore
     from skilldeck.config import load_settings
 
     return SessionStore.open(load_settings())

@@ -28,10 +28,9 @@ from pydantic import BaseModel, Field
 from skilldeck.errors import SkilldeckError
 from skilldeck.llm.messages import ToolSpec
 from skilldeck.mcp.catalog import LOAD_SKILL_INTRO, list_skills_payload, resource_text
-from skilldeck.skills.execution.disclosure import render_available_skills
-from skilldeck.skills.execution.loading import CommandGate, load_skill_for_use
+from skilldeck.skills.execution import CommandGate, load_skill_for_use, render_available_skills
 from skilldeck.skills.model.skill import Skill
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
 from skilldeck.tools.skill_tool import context_runner
 
@@ -162,7 +161,7 @@ class RunSkillScriptTool(_CatalogTool):
     Input: ClassVar[type[BaseModel]] = RunSkillScriptInput
 
     async def answer(self, input: Any, ctx: ToolContext) -> ToolResult:
-        from skilldeck.skills.execution.runner import ScriptRunner
+        from skilldeck.skills.execution import ScriptRunner
 
         skill = self._skill(input.name)
         runner = ScriptRunner(ctx.settings, session_id=ctx.session_id, workspace=ctx.workspace)

@@ -18,7 +18,7 @@ import anyio
 
 from skilldeck.config import Settings, load_settings
 from skilldeck.integrations.skill_tools import skill_tools
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 
 

@@ -14,7 +14,7 @@ from mcp_types import PromptArgument as MCPPromptArgument
 from mcp_types import Resource as MCPResource
 
 from skilldeck.skills.model.skill import Skill
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 
 LOAD_SKILL_INTRO = (
     "Load a skill: returns its instructions (SKILL.md body, with `args` substituted for "
@@ -61,7 +61,7 @@ def _rank(
 ) -> list[tuple[Skill, float]]:
     """helper R's BM25 matcher when it is installed, else plain word overlap."""
     try:
-        from skilldeck.skills.routing.match import SkillMatcher
+        from skilldeck.skills.routing import SkillMatcher
     except ImportError:
         return _overlap_rank(skills, query, limit)
     available = {s.name for s in skills}

@@ -68,10 +68,9 @@ from skilldeck.mcp.catalog import (
     skill_prompt,
     skill_resources,
 )
-from skilldeck.skills.execution.disclosure import render_available_skills
-from skilldeck.skills.execution.loading import LoadedSkill, load_skill_for_use
+from skilldeck.skills.execution import LoadedSkill, load_skill_for_use, render_available_skills
 from skilldeck.skills.model.skill import Skill
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -250,7 +249,7 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
         result. Runs sandboxed, with a timeout and a scrubbed environment."""
         if not self.allow_scripts:
             raise ToolError(SCRIPTS_DISABLED)
-        from skilldeck.skills.execution.runner import ScriptRunner
+        from skilldeck.skills.execution import ScriptRunner
 
         skill = await self._off_loop(self._skill, name)
         runner = ScriptRunner(self.registry.settings, session_id="mcp")

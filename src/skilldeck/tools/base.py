@@ -21,7 +21,7 @@ from skilldeck.llm.messages import RAW_ARGUMENTS_KEY, LLMClient, ToolSpec
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
-    from skilldeck.skills.registry.registry import SkillRegistry
+    from skilldeck.skills.registry import SkillRegistry
 
 
 @dataclass

@@ -44,8 +44,8 @@ from skilldeck._gitguard import git_guard_env
 from skilldeck.errors import ToolError
 from skilldeck.sandbox import Sandbox
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
+from skilldeck.tools.fs import allowed_roots, is_inside
 from skilldeck.tools.fs._text import OUTPUT_CAP
-from skilldeck.tools.fs.paths import allowed_roots, is_inside
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000

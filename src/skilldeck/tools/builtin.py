@@ -6,8 +6,7 @@ from __future__ import annotations
 from skilldeck.tools.ask import AskUserQuestionTool
 from skilldeck.tools.base import Tool
 from skilldeck.tools.bash import BashTool
-from skilldeck.tools.fs.files import EditTool, MultiEditTool, ReadTool, WriteTool
-from skilldeck.tools.fs.search import GlobTool, GrepTool
+from skilldeck.tools.fs import EditTool, GlobTool, GrepTool, MultiEditTool, ReadTool, WriteTool
 from skilldeck.tools.todo import TodoWriteTool
 from skilldeck.tools.web import WebFetchTool, WebSearchTool
 

@@ -46,26 +46,27 @@ from pydantic import BaseModel, Field
 from skilldeck.errors import SkilldeckError, SkillNotFoundError, SkillUnavailableError
 from skilldeck.llm.messages import ToolCall, ToolSpec
 from skilldeck.sandbox import Sandbox
-from skilldeck.skills.code.codeskill import (
+from skilldeck.skills.code import (
     SkillContext,
     keyword_score,
     load_code_skill,
     run_code_skill,
 )
-from skilldeck.skills.execution.disclosure import render_available_skills
-from skilldeck.skills.execution.dynamic import ShellRunner, shell_runner
-from skilldeck.skills.execution.loading import (
+from skilldeck.skills.execution import (
     PLAN_REFUSAL,
     LoadedSkill,
     LoadStatus,
+    ScriptRunner,
+    ShellRunner,
     argument_string,
     load_skill_for_use,
+    render_available_skills,
+    shell_runner,
 )
-from skilldeck.skills.execution.runner import ScriptRunner
 from skilldeck.skills.model.skill import Skill, SkillKind
 from skilldeck.skills.model.spec import call_name
-from skilldeck.skills.registry.registry import SkillRegistry
-from skilldeck.skills.rules.toolrules import parse_rules
+from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.rules import parse_rules
 from skilldeck.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 
 if TYPE_CHECKING:
@@ -238,7 +239,7 @@ class SkillTool(Tool):
     def _rank(self, query: str, k: int = 10) -> list[tuple[Skill, float]]:
         """BM25 ranking from skills.match; keyword overlap when it is not installed."""
         try:
-            from skilldeck.skills.routing.match import SkillMatcher
+            from skilldeck.skills.routing import SkillMatcher
         except ImportError:
             scored = [
                 (s, keyword_score(query, f"{s.name.replace('-', ' ')} {s.description}"))

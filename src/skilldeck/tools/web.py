@@ -26,7 +26,7 @@ import httpx2
 from pydantic import BaseModel, Field
 
 from skilldeck.errors import SkilldeckError, ToolError
-from skilldeck.skills.rules.hostrules import canonical_host, canonical_url
+from skilldeck.skills.rules import canonical_host, canonical_url
 from skilldeck.tools._html import html_to_markdown
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
 from skilldeck.tools.fs._text import OUTPUT_CAP, cap_text, looks_binary

@@ -10,8 +10,8 @@ import anyio
 from pydantic import BaseModel
 
 from skilldeck.agent.loop import Agent, Limits
-from skilldeck.agent.permissions.gate import ApprovalRequest, GateDecision
-from skilldeck.agent.store.session import SessionStore
+from skilldeck.agent.permissions import ApprovalRequest, GateDecision
+from skilldeck.agent.store import SessionStore
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import ToolError
 from skilldeck.llm.messages import ToolCall

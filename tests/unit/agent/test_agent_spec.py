@@ -19,8 +19,8 @@ from skilldeck.agent.toolset import SPAWNING
 from skilldeck.config import load_settings
 from skilldeck.errors import ConfigError
 from skilldeck.llm.scripted import ScriptedModel
-from skilldeck.skills.registry.registry import SkillRegistry
-from skilldeck.skills.rules.toolrules import SPAWNING_TOOLS
+from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.rules import SPAWNING_TOOLS
 from skilldeck.tools.base import ToolContext, ToolServices
 
 pytestmark = pytest.mark.anyio

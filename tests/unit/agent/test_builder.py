@@ -13,12 +13,11 @@ from skilldeck.agent.builder import (
     normalise_spec,
     skills_block,
 )
-from skilldeck.agent.store.resume import build_agent_for_session
-from skilldeck.agent.store.session import SessionStore
+from skilldeck.agent.store import SessionStore, build_agent_for_session
 from skilldeck.config import load_settings
 from skilldeck.errors import ModelConfigError, SkillNotFoundError
 from skilldeck.llm.messages import SystemMessage, UserMessage
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 
 pytestmark = pytest.mark.anyio
 

@@ -15,16 +15,15 @@ from pydantic import BaseModel
 
 from skilldeck.agent.builder import build, build_agent
 from skilldeck.agent.events import SubagentEndEvent, SubagentStartEvent, ToolResultEvent
-from skilldeck.agent.permissions.gate import Approval
+from skilldeck.agent.permissions import Approval
 from skilldeck.agent.permissions.permissions import SESSION_RULES_KEY, PermissionGate, ScopedGate
-from skilldeck.agent.store.session import SessionStore
-from skilldeck.agent.subagents.definitions import discover_agents
-from skilldeck.agent.subagents.subagents import SubagentManager, TaskOutputTool, TaskTool
+from skilldeck.agent.store import SessionStore
+from skilldeck.agent.subagents import SubagentManager, TaskOutputTool, TaskTool, discover_agents
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import ConfigError, PolicyError, SkillNotFoundError
 from skilldeck.llm.messages import SystemMessage
 from skilldeck.llm.scripted import ScriptedModel
-from skilldeck.skills.rules.toolrules import ToolRule
+from skilldeck.skills.rules import ToolRule
 from skilldeck.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 from skilldeck.tools.memory import MemoryTool
 

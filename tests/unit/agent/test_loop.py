@@ -31,7 +31,7 @@ from skilldeck.agent.events import (
 )
 from skilldeck.agent.loop import Limits
 from skilldeck.agent.permissions.gate import DENIED_BY_USER, Approval, GateDecision
-from skilldeck.agent.store.session import SessionStore
+from skilldeck.agent.store import SessionStore
 from skilldeck.errors import SessionError
 from skilldeck.llm.messages import AssistantMessage, ToolResultMessage, UserMessage
 from skilldeck.llm.scripted import ScriptedModel

@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck.errors import SkilldeckError, SkillParseError
-from skilldeck.skills.format.parse import ParsedFrontmatter, parse_skill_md
-from skilldeck.skills.format.validate import load_skill
+from skilldeck.skills.format import ParsedFrontmatter, load_skill, parse_skill_md
 
 GOOD_FRONTMATTER = "name: {name}\ndescription: A well-formed skill used as a control.\n"
 

@@ -22,14 +22,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skilldeck.agent.permissions.permissions import PermissionGate, PermissionPolicy, Verdict
+from skilldeck.agent.permissions import PermissionGate, PermissionPolicy, Verdict
 from skilldeck.agent.subagents.definitions import BUILTIN_AGENTS
 from skilldeck.config import Settings
 from skilldeck.llm.messages import ToolCall
-from skilldeck.skills.format.validate import load_skill
+from skilldeck.skills.format import load_skill
 from skilldeck.skills.policy.policy import ToolPolicy
-from skilldeck.skills.registry.registry import SkillRegistry
-from skilldeck.skills.rules.toolrules import parse_rules
+from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.rules import parse_rules
 from skilldeck.tools.base import ToolContext
 from skilldeck.tools.skill_tool import SkillTool
 

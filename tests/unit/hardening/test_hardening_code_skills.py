@@ -22,18 +22,19 @@ import pytest
 import skilldeck
 from skilldeck.config import Settings
 from skilldeck.sandbox import ProbeResult, Sandbox, probe_sandbox
-from skilldeck.skills.code._srcimport import snapshot_code
-from skilldeck.skills.code.codehost import IsolatedCodeSkill
-from skilldeck.skills.code.codeskill import (
+from skilldeck.skills.code import (
+    IsolatedCodeSkill,
     SkillContext,
     SkillResult,
+    TrustStore,
     load_code_skill,
     run_code_skill,
+    trust_file,
 )
-from skilldeck.skills.code.codetrust import TrustStore, trust_file
+from skilldeck.skills.code._srcimport import snapshot_code
 from skilldeck.skills.model.skill import Skill, SkillKind, SkillSource
 from skilldeck.skills.model.spec import SkillMetadata
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import ToolContext
 from skilldeck.tools.skill_tool import SkillTool
 

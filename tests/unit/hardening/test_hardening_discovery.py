@@ -20,8 +20,8 @@ from hardening_helpers import (
 )
 
 from skilldeck.config import load_settings
-from skilldeck.skills.format.validate import load_skill
-from skilldeck.skills.registry.registry import EntryStatus, SkillRegistry
+from skilldeck.skills.format import load_skill
+from skilldeck.skills.registry import EntryStatus, SkillRegistry
 
 GOOD = [f"good-{i}" for i in range(5)]
 #: hostile frontmatters that still load in lenient mode (name falls back to the folder,

@@ -20,11 +20,11 @@ import pytest
 from skilldeck._sandbox_protect import protected_paths
 from skilldeck.config import SandboxSettings, Settings, load_settings
 from skilldeck.sandbox import probe_sandbox
+from skilldeck.skills.packaging import install, verify
 from skilldeck.skills.packaging.lockfile import lock_path, skills_root
-from skilldeck.skills.packaging.package import install, verify
 from skilldeck.tools.base import ToolContext, ToolResult
 from skilldeck.tools.bash import BashTool
-from skilldeck.tools.fs.files import ReadTool, WriteTool
+from skilldeck.tools.fs import ReadTool, WriteTool
 from skilldeck.trust import store_path, trust_folder
 
 pytestmark = pytest.mark.anyio

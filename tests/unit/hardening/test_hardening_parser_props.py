@@ -19,8 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skilldeck.errors import SkillParseError
-from skilldeck.skills.format.parse import MAX_FRONTMATTER_BYTES, parse_skill_md, parse_yaml_text
-from skilldeck.skills.format.validate import load_skill
+from skilldeck.skills.format import (
+    MAX_FRONTMATTER_BYTES,
+    load_skill,
+    parse_skill_md,
+    parse_yaml_text,
+)
 from skilldeck.skills.model.spec import KNOWN_FIELDS
 
 FUZZ = settings(

@@ -23,8 +23,7 @@ from skilldeck.agent.events import ToolResultEvent
 from skilldeck.config import Settings, load_settings
 from skilldeck.llm.scripted import ScriptedModel
 from skilldeck.tools.base import ToolContext
-from skilldeck.tools.fs.files import ReadTool, WriteTool
-from skilldeck.tools.fs.search import GlobTool, GrepTool
+from skilldeck.tools.fs import GlobTool, GrepTool, ReadTool, WriteTool
 
 pytestmark = pytest.mark.anyio
 
@@ -259,7 +258,7 @@ async def test_deep_glob_patterns_over_a_deep_tree_end(work: Path) -> None:
 
 
 def test_glob_matching_cannot_backtrack_catastrophically() -> None:
-    from skilldeck.skills.rules.pathrules import path_rule_matches
+    from skilldeck.skills.rules import path_rule_matches
     from skilldeck.tools.fs._walk import compile_glob
 
     path = "/".join(["a"] * 2000) + "/b"
@@ -301,7 +300,7 @@ class _AsyncGate:
     async def check(self, call: Any, ctx: ToolContext) -> Any:
         import anyio
 
-        from skilldeck.agent.permissions.gate import GateDecision
+        from skilldeck.agent.permissions import GateDecision
 
         await anyio.sleep(0)
         if self.broken:

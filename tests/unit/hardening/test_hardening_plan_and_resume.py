@@ -19,9 +19,13 @@ from typing import Any
 import pytest
 
 from skilldeck.agent.builder import BODY_CAP, build_agent
+from skilldeck.agent.store import (
+    SessionStore,
+    build_agent_for_session,
+    private_file,
+    session_settings,
+)
 from skilldeck.agent.store.migrations import MIGRATIONS
-from skilldeck.agent.store.resume import build_agent_for_session, session_settings
-from skilldeck.agent.store.session import SessionStore, private_file
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import ConfigError
 from skilldeck.llm.messages import MESSAGE_ADAPTER, ToolResultMessage

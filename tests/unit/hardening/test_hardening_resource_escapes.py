@@ -20,9 +20,9 @@ from skilldeck.config import load_settings
 from skilldeck.errors import ResourceAccessError, SkilldeckError
 from skilldeck.mcp.catalog import resource_text
 from skilldeck.mcp.server import SkillMCPServer
-from skilldeck.skills.format.validate import load_skill
+from skilldeck.skills.format import load_skill
 from skilldeck.skills.model.skill import Skill
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 
 SECRET = "RESOURCE-OUTSIDE-SECRET"
 

@@ -16,18 +16,18 @@ import pytest
 
 from skilldeck.agent.builder import build_agent
 from skilldeck.agent.events import SubagentStartEvent, ToolResultEvent
-from skilldeck.agent.permissions.permissions import PermissionPolicy, Verdict
+from skilldeck.agent.permissions import PermissionPolicy, Verdict
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import PackageError, PolicyError, SkillExecutionError, SkillValidationError
 from skilldeck.llm.scripted import ScriptedModel
-from skilldeck.skills.execution.runner import ScriptRunner, scratch_prefix
-from skilldeck.skills.format.validate import load_skill
+from skilldeck.skills.execution import ScriptRunner, scratch_prefix
+from skilldeck.skills.format import load_skill
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.model.spec import call_name, is_safe_name
+from skilldeck.skills.packaging import install, pack
 from skilldeck.skills.packaging.lockfile import LockEntry, LockFile, lock_path, skills_root, verify
-from skilldeck.skills.packaging.package import install, pack
-from skilldeck.skills.registry.registry import SkillRegistry
-from skilldeck.skills.rules.toolrules import ToolRule
+from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.rules import ToolRule
 from skilldeck.tools.base import ToolContext
 from skilldeck.tools.skill_tool import SkillTool
 
@@ -360,7 +360,7 @@ def test_an_unsafe_name_is_never_packed_installed_or_verified_elsewhere(
     skills_root(settings, "workspace").mkdir(parents=True, exist_ok=True)
     problems = verify(settings, scope="workspace")
     assert [p.kind for p in problems] == ["unsafe"] and problems[0].path is None
-    from skilldeck.skills.packaging.package import uninstall
+    from skilldeck.skills.packaging import uninstall
 
     with pytest.raises(PackageError, match="cannot be used"):
         uninstall("../../../outside", settings=settings)

@@ -20,11 +20,11 @@ import pytest
 from skilldeck._safefs import walk
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import PackageError
-from skilldeck.skills.discovery.walk import TOO_DEEP, walk_tree
-from skilldeck.skills.format.validate import validate_path
+from skilldeck.skills.discovery import TOO_DEEP, walk_tree
+from skilldeck.skills.format import validate_path
+from skilldeck.skills.packaging import install, pack
 from skilldeck.skills.packaging.lockfile import MAX_DEPTH, collect_files, verify
-from skilldeck.skills.packaging.package import install, pack
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 
 DEPTH = 600
 
@@ -212,7 +212,7 @@ def test_the_shared_walk_survives_a_tree_deeper_than_the_recursion_limit(
 def test_listing_the_resources_of_a_very_deep_skill_does_not_recurse(tmp_path: Path) -> None:
     """Level-3 listing walks iteratively: a 1,100-level ``assets/`` tree (Python 3.11's
     ``os.walk`` recurses once per level) lists its file instead of raising RecursionError."""
-    from skilldeck.skills.format.validate import load_skill
+    from skilldeck.skills.format import load_skill
 
     skill_dir = tmp_path / "deep"
     skill_dir.mkdir()

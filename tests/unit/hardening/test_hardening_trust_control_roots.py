@@ -21,12 +21,12 @@ from pathlib import Path
 import pytest
 
 from skilldeck._fastconfig import load_light_settings
-from skilldeck.agent.subagents.definitions import discover_agents
+from skilldeck.agent.subagents import discover_agents
 from skilldeck.config import SandboxSettings, Settings, load_settings
 from skilldeck.errors import ConfigError, ConfigWarning
 from skilldeck.sandbox import probe_sandbox
 from skilldeck.skills.discovery.discover import discover
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import ToolContext
 from skilldeck.tools.bash import BashTool
 from skilldeck.trust import (

@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 
 from skilldeck.agent.builder import build_agent
-from skilldeck.agent.subagents.definitions import discover_agents
+from skilldeck.agent.subagents import discover_agents
 from skilldeck.agent.toolset import config_rules
 from skilldeck.config import load_settings
 from skilldeck.errors import ConfigWarning
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 from skilldeck.trust import TrustState, store_path, trust_folder
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("untrusted_workspaces")]

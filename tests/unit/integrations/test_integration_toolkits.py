@@ -17,7 +17,7 @@ from skilldeck.integrations.anthropic_tools import AnthropicToolkit
 from skilldeck.integrations.openai_tools import OpenAIToolkit
 from skilldeck.integrations.skill_tools import skill_tools
 from skilldeck.skills.model.skill import Skill
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import ToolContext
 
 

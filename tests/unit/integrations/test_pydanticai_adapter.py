@@ -79,7 +79,7 @@ async def test_a_pydantic_ai_agent_loads_a_skill(settings) -> None:  # type: ign
 
 def test_to_pydantic_ai_keeps_names_and_schemas(settings) -> None:  # type: ignore[no-untyped-def]
     from skilldeck.integrations.skill_tools import skill_tools
-    from skilldeck.skills.registry.registry import SkillRegistry
+    from skilldeck.skills.registry import SkillRegistry
 
     registry = ToolRegistry(
         skill_tools(

@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 from skill_fixtures import write_skill
 from skilldeck.config import load_settings
 from skilldeck.mcp.server import build_server
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 
 pytestmark = pytest.mark.anyio
 

@@ -16,7 +16,7 @@ from mcp.shared.exceptions import MCPError
 from skill_fixtures import write_demo_catalog, write_skill
 from skilldeck.config import Settings, load_settings
 from skilldeck.mcp.server import SCRIPTS_DISABLED, SkillMCPServer, build_server
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 
 pytestmark = pytest.mark.anyio
 

@@ -16,7 +16,7 @@ from skilldeck.config import Settings
 from skilldeck.llm.messages import ToolCall
 from skilldeck.skills.model.skill import Skill, SkillKind, SkillSource
 from skilldeck.skills.model.spec import SkillMetadata
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools import skill_tool as skill_tool_module
 from skilldeck.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 from skilldeck.tools.skill_tool import SkillTool
@@ -166,7 +166,7 @@ async def test_failing_script_is_an_error_result(env: tuple[Settings, Path]) -> 
 
 
 CODE = """
-from skilldeck.skills.code.codeskill import CodeSkill, SkillContext, SkillResult
+from skilldeck.skills.code import CodeSkill, SkillContext, SkillResult
 
 class Lister(CodeSkill):
     async def execute(self, ctx: SkillContext) -> SkillResult:
@@ -406,7 +406,7 @@ async def test_failing_dynamic_command_aborts(env: tuple[Settings, Path]) -> Non
 
 
 RECURSE = """
-from skilldeck.skills.code.codeskill import CodeSkill, SkillContext, SkillResult
+from skilldeck.skills.code import CodeSkill, SkillContext, SkillResult
 
 class Recurse(CodeSkill):
     async def execute(self, ctx: SkillContext) -> SkillResult:

@@ -32,13 +32,14 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from skilldeck.agent.permissions.gate import GateDecision, RememberingGate, ToolGate
 from skilldeck.llm.messages import ToolCall
 from skilldeck.skills.policy.policy import ToolPolicy
-from skilldeck.skills.rules.shellrules import (
+from skilldeck.skills.rules import (
+    ToolRule,
     bash_allow_refusal,
     bash_opaque_reason,
     exact_spec,
+    parse_rules,
     split_shell_command,
 )
-from skilldeck.skills.rules.toolrules import ToolRule, parse_rules
 from skilldeck.tools.base import ToolContext
 
 Mode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]

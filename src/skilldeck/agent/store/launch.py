@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from skilldeck.agent.permissions.gate import AllowAll, ToolGate
+from skilldeck.agent.permissions import AllowAll, ToolGate
 from skilldeck.agent.permissions.permissions import (
     MODES,
     Mode,
@@ -37,11 +37,11 @@ from skilldeck.agent.permissions.permissions import (
     PermissionPolicy,
     ScopedGate,
 )
-from skilldeck.agent.subagents.definitions import AgentDefinition
+from skilldeck.agent.subagents import AgentDefinition
 from skilldeck.config import Settings
 from skilldeck.errors import ConfigError, SessionError
 from skilldeck.skills.policy.policy import ToolPolicy
-from skilldeck.skills.rules.toolrules import ToolRule, parse_rules
+from skilldeck.skills.rules import ToolRule, parse_rules
 
 __all__ = [
     "LAUNCH_KEY",

@@ -26,7 +26,7 @@ from typing import Any
 
 from skilldeck.agent.builder import build_agent
 from skilldeck.agent.loop import Agent
-from skilldeck.agent.permissions.gate import ToolGate
+from skilldeck.agent.permissions import ToolGate
 from skilldeck.agent.store.launch import (
     gate_from_dict,
     narrow_gate,
@@ -37,7 +37,7 @@ from skilldeck.agent.store.session import SessionRecord
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import ConfigError
 from skilldeck.llm.messages import Model
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 
 __all__ = ["build_agent_for_session", "session_settings"]
 

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
         TaskOutputTool,
         TaskTool,
         check_contract,
-        task_tools,
     )
     from skilldeck.agent.subagents.task_tools import (
         Spawner,
@@ -80,7 +79,6 @@ __all__ = [
     "discover_agents",
     "flush_sink",
     "load_definition",
-    "task_tools",
 ]
 
 

@@ -18,10 +18,10 @@ from typing import Any
 
 from skilldeck.config import Settings
 from skilldeck.errors import AgentNotFoundError, SkilldeckError, SkillParseError
-from skilldeck.skills.format.parse import parse_skill_md
+from skilldeck.skills.format import parse_skill_md
 from skilldeck.skills.model.diagnostics import Diagnostic, Severity
 from skilldeck.skills.model.spec import canonical_field
-from skilldeck.skills.rules.toolrules import split_tool_list
+from skilldeck.skills.rules import split_tool_list
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 #: an agent's name also names its memory folder and its sessions: keep it a plain word

@@ -54,8 +54,7 @@ from skilldeck.agent.permissions.gate import AllowAll, Approver, ToolGate
 from skilldeck.agent.permissions.permissions import SESSION_RULES_KEY, ScopedGate
 from skilldeck.agent.recorder import RunResult
 from skilldeck.agent.spec import AgentFactory, AgentSpec, Runtime, Scan
-from skilldeck.agent.store.launch import definition_to_dict
-from skilldeck.agent.store.session import SessionStore
+from skilldeck.agent.store import SessionStore, definition_to_dict
 from skilldeck.agent.subagents.definitions import AgentCatalog, AgentDefinition
 from skilldeck.agent.subagents.task_tools import (
     ParentSession,
@@ -73,7 +72,7 @@ from skilldeck.errors import ConfigError, PolicyError, SkillNotFoundError, ToolE
 from skilldeck.llm.messages import Model
 from skilldeck.skills.model.diagnostics import Diagnostic, Severity
 from skilldeck.skills.policy.policy import ComposedSkill, ToolPolicy
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolRegistry
 
 if TYPE_CHECKING:

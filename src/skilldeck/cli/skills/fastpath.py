@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from skilldeck.errors import SkilldeckError
 from skilldeck.settings import read_layers, view_from_layers
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings

@@ -29,10 +29,10 @@ from skilldeck.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from skilldeck.skills.discovery.discover import InvalidSkill
-    from skilldeck.skills.format.validate import ValidationReport
+    from skilldeck.skills.discovery import InvalidSkill
+    from skilldeck.skills.format import ValidationReport
     from skilldeck.skills.model.diagnostics import Diagnostic
-    from skilldeck.skills.registry.registry import SkillEntry, SkillRegistry
+    from skilldeck.skills.registry import SkillEntry, SkillRegistry
 
 
 class KindChoice(StrEnum):
@@ -66,7 +66,7 @@ def _registry(roots: list[Path] | None, no_defaults: bool) -> SkillRegistry:
             fail(f"--root {root}: not a folder.", code=2)
     if no_defaults and not roots:
         fail("--no-defaults needs at least one --root.", code=2)
-    from skilldeck.skills.registry.registry import SkillRegistry
+    from skilldeck.skills.registry import SkillRegistry
 
     return SkillRegistry.discover(
         settings_from_cli(), roots=list(roots or ()), no_defaults=no_defaults
@@ -207,7 +207,7 @@ def validate(
     missing = [p for p in paths if not p.exists()]
     if missing:
         fail(f"no such file or folder: {', '.join(map(str, missing))}", code=2)
-    from skilldeck.skills.format.validate import validate_path
+    from skilldeck.skills.format import validate_path
 
     reports = [r for p in paths for r in validate_path(p, strict=strict)]
     if json_:
@@ -329,7 +329,7 @@ def prompt(
     no_defaults: NoDefaultsOption = False,
 ) -> None:
     """Print the level-1 <available_skills> block a model would see."""
-    from skilldeck.skills.execution.disclosure import render_available_skills
+    from skilldeck.skills.execution import render_available_skills
 
     registry = _registry(root, no_defaults)
     limit = budget if budget is not None else registry.settings.skills.prompt_budget
@@ -381,7 +381,7 @@ def new(
     ] = None,
 ) -> None:
     """Create a new skill from a template that passes `validate --strict`."""
-    from skilldeck.skills.format.templates import new_skill
+    from skilldeck.skills.format import new_skill
 
     parent = directory if directory is not None else Path(".skilldeck") / "skills"
     folder = new_skill(name, kind=kind.value, directory=parent)

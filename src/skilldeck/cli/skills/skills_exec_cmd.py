@@ -31,7 +31,7 @@ from skilldeck.cli.common import (
 from skilldeck.cli.skills.skills_cmd import invalid_lines
 
 if TYPE_CHECKING:
-    from skilldeck.skills.execution.loading import LoadedSkill
+    from skilldeck.skills.execution import LoadedSkill
     from skilldeck.tools.base import ToolResult
 
 
@@ -177,7 +177,7 @@ def audit(
     json_: JsonOption = False,
 ) -> None:
     """Statically audit a code skill for risky calls; exit 1 when anything is found."""
-    from skilldeck.skills.code.audit import audit_path
+    from skilldeck.skills.code import audit_path
 
     target = path
     if not path.exists():

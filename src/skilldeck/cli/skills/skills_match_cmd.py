@@ -51,7 +51,7 @@ def match(
     """Rank skills for a request: which skill should handle this?"""
     if not query.strip():
         fail("QUERY is empty; describe the task in a few words.", code=2)
-    from skilldeck.skills.routing.match import SkillMatcher
+    from skilldeck.skills.routing import SkillMatcher
 
     overrides = {"skills": {"match_embeddings": True}} if embeddings else {}
     registry = discover_registry(root, no_defaults, **overrides)

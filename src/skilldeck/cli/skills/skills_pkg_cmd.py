@@ -56,9 +56,9 @@ def pack_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Validate a skill and write NAME.skill (zip, Anthropic layout + signed manifest)."""
-    from skilldeck.skills.format.validate import load_skill
+    from skilldeck.skills.format import load_skill
     from skilldeck.skills.model.diagnostics import warnings_of
-    from skilldeck.skills.packaging.package import pack
+    from skilldeck.skills.packaging import pack
 
     path = pack(folder, output=_output_target(output), sign_key=sign)
     _, diagnostics = load_skill(folder)
@@ -114,7 +114,7 @@ def install_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Install a skill package safely and record it in skills.lock."""
-    from skilldeck.skills.packaging.package import install
+    from skilldeck.skills.packaging import install
 
     result = install(
         source, scope=_scope(scope), verify_key=verify, force=force, settings=settings_from_cli()
@@ -142,7 +142,7 @@ def verify_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Check installed skills against skills.lock; exit 1 if any file changed."""
-    from skilldeck.skills.packaging.package import installed, verify
+    from skilldeck.skills.packaging import installed, verify
 
     settings = settings_from_cli()
     sc = _scope(scope) if scope else None
@@ -175,7 +175,7 @@ def uninstall_cmd(
     scope: ScopeOption = ScopeChoice.workspace,
 ) -> None:
     """Remove an installed skill and its skills.lock entry."""
-    from skilldeck.skills.packaging.package import uninstall
+    from skilldeck.skills.packaging import uninstall
 
     path = uninstall(name, scope=_scope(scope), settings=settings_from_cli())
     stdout_console().print(f"Uninstalled {name} ({path})")

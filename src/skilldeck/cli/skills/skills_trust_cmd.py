@@ -22,9 +22,8 @@ from skilldeck.cli.common import (
     print_json,
 )
 from skilldeck.errors import SkilldeckError
+from skilldeck.skills.code import TrustStore, audit_skill, trust_file
 from skilldeck.skills.code._srcimport import snapshot_code
-from skilldeck.skills.code.audit import audit_skill
-from skilldeck.skills.code.codetrust import TrustStore, trust_file
 from skilldeck.skills.model.skill import SkillKind
 
 __all__ = ["register", "trust"]

@@ -61,8 +61,7 @@ from skilldeck.errors import SkillExecutionError
 from skilldeck.sandbox import Sandbox
 from skilldeck.skills.code.audit import Finding
 from skilldeck.skills.code.codeapi import CodeSkill, SkillContext, SkillResult
-from skilldeck.skills.execution.process import kill_group
-from skilldeck.skills.execution.runner import ScriptRunner, scratch_prefix
+from skilldeck.skills.execution import ScriptRunner, kill_group, scratch_prefix
 from skilldeck.skills.model.skill import Skill
 
 __all__ = ["PROTOCOL_VERSION", "IsolatedCodeSkill", "child_argv", "run_isolated"]

@@ -44,7 +44,7 @@ from skilldeck.skills.discovery.cache import Record, Stored
 from skilldeck.skills.model.skill import SkillSource, SnapshotBlob, encode_stored
 
 if TYPE_CHECKING:
-    from skilldeck.skills.format.validate import Discovered
+    from skilldeck.skills.format import Discovered
 
 __all__ = ["MIN_FILES_PER_WORKER", "ParseFeed", "worker_limit"]
 
@@ -175,7 +175,7 @@ class ParseFeed:
         # for a system without /proc, where that sweep cannot list them).
         with contextlib.suppress(OSError):
             os.close(self._write_fd)
-        from skilldeck.skills.format.validate import load_for_discovery
+        from skilldeck.skills.format import load_for_discovery
 
         prefix, source, root, strict = self._prefix, self._source, self._root, self._strict
         out: list[Any] = []

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from skilldeck.config import Settings
     from skilldeck.skills.discovery import _parallel
     from skilldeck.skills.discovery.cache import Record, RootSnapshot
-    from skilldeck.skills.format.validate import Discovered
+    from skilldeck.skills.format import Discovered
 
 _KINDS = {str(k): k for k in SkillKind}
 

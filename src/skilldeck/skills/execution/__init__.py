@@ -61,7 +61,6 @@ if TYPE_CHECKING:
     )
     from skilldeck.skills.execution.substitute import (
         split_arguments,
-        substitute,
     )
 
 _HOME: dict[str, str] = {
@@ -77,7 +76,6 @@ _HOME: dict[str, str] = {
     "render_available_skills": "disclosure",
     "render_level2": "disclosure",
     "split_arguments": "substitute",
-    "substitute": "substitute",
     "CommandOutput": "dynamic",
     "DynamicCommand": "dynamic",
     "PermissionCheck": "dynamic",
@@ -141,7 +139,6 @@ __all__ = [
     "scrub_env",
     "shell_runner",
     "split_arguments",
-    "substitute",
     "tools_reason",
     "unavailable_for",
 ]

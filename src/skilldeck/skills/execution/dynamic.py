@@ -34,7 +34,7 @@ from pathlib import Path
 from skilldeck.errors import PermissionDeniedError, SkillExecutionError
 from skilldeck.sandbox import Sandbox
 from skilldeck.skills.execution.process import run_process
-from skilldeck.skills.rules.shellparse import parse_line
+from skilldeck.skills.rules import parse_line
 
 __all__ = [
     "CommandOutput",

@@ -41,7 +41,7 @@ from skilldeck.skills.execution.dynamic import (
     has_dynamic_context,
 )
 from skilldeck.skills.model.skill import Skill, SkillKind
-from skilldeck.skills.rules.toolrules import ToolRule, parse_rules
+from skilldeck.skills.rules import ToolRule, parse_rules
 
 __all__ = [
     "NO_GATE",

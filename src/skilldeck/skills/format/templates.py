@@ -121,7 +121,7 @@ permissions) and ``ctx.llm`` (when set) asks the model a question.
 
 from __future__ import annotations
 
-from skilldeck.skills.code.codeskill import CodeSkill, SkillContext, SkillResult
+from skilldeck.skills.code import CodeSkill, SkillContext, SkillResult
 
 
 class {cls}(CodeSkill):

@@ -24,7 +24,7 @@ from typing import Any
 import pydantic
 
 from skilldeck.errors import SkillParseError
-from skilldeck.skills.discovery.walk import TOO_DEEP, walk_tree
+from skilldeck.skills.discovery import TOO_DEEP, walk_tree
 from skilldeck.skills.format import _fields as F
 from skilldeck.skills.format import _normalize as N
 from skilldeck.skills.format._refcheck import reference_diagnostics

@@ -278,7 +278,7 @@ class Skill:
     def _reload(self) -> Skill:
         """Read SKILL.md again (a snapshot record that does not decode), adopting
         what it says now; a file that no longer loads is a SkillParseError."""
-        from skilldeck.skills.format.validate import load_skill
+        from skilldeck.skills.format import load_skill
 
         fresh, diagnostics = load_skill(self.skill_md, source=self.source, root=self.root)
         if fresh is None:

@@ -41,7 +41,7 @@ from typing import Any
 from skilldeck._atomic import atomic_write_bytes
 from skilldeck.config import Settings
 from skilldeck.errors import PackageError, SkillValidationError
-from skilldeck.skills.format.validate import load_skill
+from skilldeck.skills.format import load_skill
 from skilldeck.skills.model.diagnostics import errors_of, warnings_of
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.model.spec import unsafe_name_reason

@@ -22,7 +22,7 @@ from typing import Any, Literal, Protocol
 from skilldeck.errors import PolicyError, SkillNotFoundError
 from skilldeck.skills.model.diagnostics import Diagnostic, Severity
 from skilldeck.skills.model.skill import Skill
-from skilldeck.skills.rules.toolrules import SPAWNING_TOOLS, ToolRule, parse_rules
+from skilldeck.skills.rules import SPAWNING_TOOLS, ToolRule, parse_rules
 
 #: tools a skill can never grant: spawning stays with the agent definition
 UNGRANTABLE = SPAWNING_TOOLS

@@ -25,7 +25,7 @@ from skilldeck.errors import PolicyError, SkillNotFoundError
 from skilldeck.skills.model.diagnostics import Diagnostic
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.policy.policy import ConflictMode, SkillLookup, validate_skill_set
-from skilldeck.skills.rules.toolrules import ToolRule
+from skilldeck.skills.rules import ToolRule
 
 Risk = Literal["low", "medium", "high"]
 

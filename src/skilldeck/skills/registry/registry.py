@@ -28,7 +28,7 @@ from skilldeck.skills.discovery.discover import (
     gc_paused,
     resolve_roots,
 )
-from skilldeck.skills.execution.gating import apply_gating, unavailable_for
+from skilldeck.skills.execution import apply_gating, unavailable_for
 from skilldeck.skills.model.diagnostics import Diagnostic
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.registry.entries import (

@@ -32,14 +32,12 @@ if TYPE_CHECKING:
         STOPWORDS,
         fold,
         stem,
-        tokenize,
     )
 
 _HOME: dict[str, str] = {
     "STOPWORDS": "tokenize",
     "fold": "tokenize",
     "stem": "tokenize",
-    "tokenize": "tokenize",
     "CAN_HANDLE_WEIGHT": "match",
     "MIN_CEILING": "match",
     "Match": "match",
@@ -72,7 +70,6 @@ __all__ = [
     "skill_hint",
     "split_fused_names",
     "stem",
-    "tokenize",
 ]
 
 

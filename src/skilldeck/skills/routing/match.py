@@ -302,7 +302,7 @@ def _code_skill_handlers(skills: Sequence[Skill], settings: Settings) -> dict[st
     if not code:
         return {}
     from skilldeck.errors import SkilldeckError
-    from skilldeck.skills.code.codeskill import load_code_skill
+    from skilldeck.skills.code import load_code_skill
 
     handlers: dict[str, Handler] = {}
     for skill in code:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck.errors import ToolError
-from skilldeck.skills.rules.globmatch import GlobMatcher, compile_matcher
+from skilldeck.skills.rules import GlobMatcher, compile_matcher
 from skilldeck.tools.base import ToolContext
 from skilldeck.tools.fs._guard import Budget
 from skilldeck.tools.fs.paths import allowed_roots, is_inside

@@ -24,7 +24,7 @@ import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field
 
 from skilldeck.errors import ToolError
-from skilldeck.skills.rules.globmatch import GlobMatcher
+from skilldeck.skills.rules import GlobMatcher
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
 from skilldeck.tools.fs._grep import (
     FILE_TYPES,

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skilldeck.agent.permissions.permissions import PermissionPolicy, Verdict
+from skilldeck.agent.permissions import PermissionPolicy, Verdict
 from skilldeck.skills.policy.policy import ToolPolicy
-from skilldeck.skills.rules.toolrules import ToolRule
+from skilldeck.skills.rules import ToolRule
 
 WS = Path("/ws")
 

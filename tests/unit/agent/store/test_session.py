@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from skilldeck.agent.events import DoneEvent, TextEvent, ToolCallEvent
-from skilldeck.agent.store import migrations
-from skilldeck.agent.store.session import SessionStore, TurnWrite
+from skilldeck.agent.store import SessionStore, TurnWrite, migrations
 from skilldeck.errors import SessionError, SessionNotFoundError
 from skilldeck.llm.messages import (
     AssistantMessage,
@@ -200,7 +199,7 @@ def test_threads_with_their_own_handles_do_not_lose_writes(tmp_path: Path) -> No
 _WRITER = """
 import sys
 from pathlib import Path
-from skilldeck.agent.store.session import SessionStore, TurnWrite
+from skilldeck.agent.store import SessionStore, TurnWrite
 from skilldeck.llm.messages import UserMessage
 db, tag = Path(sys.argv[1]), sys.argv[2]
 with SessionStore(db) as store:

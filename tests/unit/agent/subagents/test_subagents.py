@@ -6,14 +6,14 @@ import pytest
 
 from skilldeck.agent.builder import build
 from skilldeck.agent.events import Event, SubagentEndEvent, SubagentStartEvent
-from skilldeck.agent.store.session import SessionStore
-from skilldeck.agent.subagents.definitions import discover_agents
-from skilldeck.agent.subagents.subagents import SubagentManager, check_contract, task_tools
+from skilldeck.agent.store import SessionStore
+from skilldeck.agent.subagents import SubagentManager, check_contract, discover_agents
+from skilldeck.agent.subagents.task_tools import task_tools
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import PolicyError
 from skilldeck.llm.messages import Model
 from skilldeck.llm.scripted import ScriptedModel
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import ToolContext, ToolRegistry
 from skilldeck.tools.builtin import builtin_tools
 

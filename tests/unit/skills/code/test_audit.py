@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from skilldeck.skills.code.audit import RULES, Finding, audit_path, audit_skill, audit_source
+from skilldeck.skills.code import RULES, Finding, audit_path, audit_skill, audit_source
 
 P = Path("skill.py")
 

@@ -15,24 +15,26 @@ import pytest
 
 from skilldeck.config import Settings
 from skilldeck.errors import SkillExecutionError, SkillUnavailableError
-from skilldeck.skills.code._srcimport import snapshot_code
-from skilldeck.skills.code.codehost import IsolatedCodeSkill
-from skilldeck.skills.code.codeskill import (
+from skilldeck.skills.code import (
     CodeSkill,
+    IsolatedCodeSkill,
     SkillContext,
     SkillResult,
+    TrustStore,
+    bundled_skills_dir,
     keyword_score,
     load_code_skill,
     run_code_skill,
+    trust_file,
 )
-from skilldeck.skills.code.codetrust import TrustStore, bundled_skills_dir, trust_file
+from skilldeck.skills.code._srcimport import snapshot_code
 from skilldeck.skills.model.skill import Skill, SkillKind, SkillSource
 from skilldeck.skills.model.spec import SkillMetadata
 
 pytestmark = pytest.mark.anyio
 
 GOOD = """
-from skilldeck.skills.code.codeskill import CodeSkill, SkillContext, SkillResult
+from skilldeck.skills.code import CodeSkill, SkillContext, SkillResult
 
 class Counter(CodeSkill):
     async def execute(self, ctx: SkillContext) -> SkillResult:
@@ -149,7 +151,7 @@ async def test_zero_or_two_subclasses_is_an_error(tmp_path: Path) -> None:
     result = await run(load_code_skill(none, settings=settings(home=tmp_path)))
     assert not result.success and "exactly one CodeSkill subclass; found 0" in (result.error or "")
     two = """
-    from skilldeck.skills.code.codeskill import CodeSkill
+    from skilldeck.skills.code import CodeSkill
     class A(CodeSkill): pass
     class B(CodeSkill): pass
     """
@@ -174,7 +176,7 @@ def test_disabled_skill_is_not_imported(tmp_path: Path) -> None:
 
 RISKY = """
 import subprocess
-from skilldeck.skills.code.codeskill import CodeSkill, SkillResult
+from skilldeck.skills.code import CodeSkill, SkillResult
 
 class Risky(CodeSkill):
     async def execute(self, ctx):
@@ -197,7 +199,7 @@ async def test_audit_findings_are_advice_and_no_mode_runs_untrusted_code_in_proc
 
 async def test_helper_modules_and_scripts_import_from_source(tmp_path: Path) -> None:
     source = """
-    from skilldeck.skills.code.codeskill import CodeSkill, SkillResult
+    from skilldeck.skills.code import CodeSkill, SkillResult
     from . import helpers
     from .scripts import tool
     class Uses(CodeSkill):

@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 
 from skill_fixtures import write_skill_md
-from skilldeck.skills.discovery import cache
+from skilldeck.skills.discovery import Root, RootScan, cache, scan_root
 from skilldeck.skills.discovery._sealed import seal, unseal
-from skilldeck.skills.discovery.discover import Root, RootScan, scan_root
 from skilldeck.skills.format import validate
 from skilldeck.skills.model.skill import SkillKind, SkillSource
 

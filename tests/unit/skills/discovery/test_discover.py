@@ -10,13 +10,9 @@ import pytest
 
 from skill_fixtures import write_skill_md as write_skill
 from skilldeck.config import load_settings
-from skilldeck.skills.discovery.discover import Root as DiscoveryRoot
-from skilldeck.skills.discovery.discover import (
-    bundled_root,
-    discover,
-    resolve_roots,
-    scan_root,
-)
+from skilldeck.skills.discovery import Root as DiscoveryRoot
+from skilldeck.skills.discovery import bundled_root, resolve_roots, scan_root
+from skilldeck.skills.discovery.discover import discover
 from skilldeck.skills.model.skill import SkillSource
 
 

@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 from skilldeck.config import load_settings
-from skilldeck.skills.discovery import cache
-from skilldeck.skills.discovery.discover import Root, scan_root
-from skilldeck.skills.format.validate import load_skill
+from skilldeck.skills.discovery import Root, cache, scan_root
+from skilldeck.skills.format import load_skill
 from skilldeck.skills.model.skill import Skill, SkillKind, SkillSource
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 
 FRONTMATTERS = {
     "plain": "name: plain\ndescription: Plain skill.\n",

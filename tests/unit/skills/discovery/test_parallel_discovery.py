@@ -22,10 +22,9 @@ from typing import Any
 
 import pytest
 
+import skilldeck.skills.discovery.discover as discover_mod
 from skilldeck.config import load_settings
-from skilldeck.skills.discovery import _forked, _parallel, cache
-from skilldeck.skills.discovery import discover as discover_mod
-from skilldeck.skills.discovery.discover import Root, RootScan, scan_root
+from skilldeck.skills.discovery import Root, RootScan, _forked, _parallel, cache, scan_root
 from skilldeck.skills.format import validate
 from skilldeck.skills.model.skill import SkillKind, SkillSource, SnapshotBlob
 

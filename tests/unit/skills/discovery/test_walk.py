@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from skill_fixtures import write_skill_md as write_skill
-from skilldeck.skills.discovery.discover import Root as DiscoveryRoot
-from skilldeck.skills.discovery.discover import scan_root
-from skilldeck.skills.discovery.walk import walk_tree
+from skilldeck.skills.discovery import Root as DiscoveryRoot
+from skilldeck.skills.discovery import scan_root, walk_tree
 from skilldeck.skills.model.skill import SkillSource
 
 

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from skilldeck.config import Settings
-from skilldeck.skills.code.audit import audit_skill
-from skilldeck.skills.execution.runner import ScriptRunner
-from skilldeck.skills.format.validate import load_skill
+from skilldeck.skills.code import audit_skill
+from skilldeck.skills.execution import ScriptRunner
+from skilldeck.skills.format import load_skill
 from skilldeck.skills.model.skill import Skill, SkillKind, SkillSource
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import ToolContext
 from skilldeck.tools.skill_tool import SkillTool
 

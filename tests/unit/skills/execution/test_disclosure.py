@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from skilldeck.errors import ResourceAccessError
-from skilldeck.skills.execution.disclosure import (
+from skilldeck.skills.execution import (
     DESCRIPTION_LIMITS,
     render_available_skills,
     render_level2,

@@ -9,7 +9,7 @@ import pytest
 from skilldeck.config import SandboxSettings
 from skilldeck.errors import PermissionDeniedError, SkillExecutionError
 from skilldeck.sandbox import ProbeResult, Sandbox
-from skilldeck.skills.execution.dynamic import (
+from skilldeck.skills.execution import (
     CommandOutput,
     expand_dynamic_context,
     find_commands,

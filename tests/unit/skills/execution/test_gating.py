@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from skilldeck.skills.execution.gating import apply_gating, compatibility_problem, gating_reason
+from skilldeck.skills.execution import apply_gating, compatibility_problem, gating_reason
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.model.spec import SkillMetadata
 

@@ -11,11 +11,10 @@ import pytest
 
 from skilldeck.agent.startup import skills_block
 from skilldeck.config import Settings
-from skilldeck.skills.execution.disclosure import render_available_skills
-from skilldeck.skills.execution.gating import apply_gating, unavailable_for
+from skilldeck.skills.execution import apply_gating, render_available_skills, unavailable_for
 from skilldeck.skills.model.skill import Skill, SkillKind, SkillSource
 from skilldeck.skills.model.spec import SkillMetadata
-from skilldeck.skills.registry.registry import SkillRegistry
+from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.skill_tool import SkillTool
 
 

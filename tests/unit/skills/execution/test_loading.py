@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from skilldeck.errors import PermissionDeniedError
-from skilldeck.skills.execution.dynamic import CommandOutput
-from skilldeck.skills.execution.loading import (
+from skilldeck.skills.execution import (
     PLAN_REFUSAL,
+    CommandOutput,
     LoadStatus,
     argument_string,
     load_skill_for_use,

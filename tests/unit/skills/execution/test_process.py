@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from skilldeck.skills.execution.process import run_process
+from skilldeck.skills.execution import run_process
 
 pytestmark = pytest.mark.anyio
 

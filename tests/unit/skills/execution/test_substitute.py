@@ -7,7 +7,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skilldeck.skills.execution.substitute import split_arguments, substitute
+from skilldeck.skills.execution import split_arguments
+from skilldeck.skills.execution.substitute import substitute
 
 SKILL = Path("/skills/demo")
 PROJECT = Path("/work/project")

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from skilldeck.errors import SkillParseError
-from skilldeck.skills.format import parse as parse_module
-from skilldeck.skills.format.parse import (
+from skilldeck.skills.format import (
     MAX_FRONTMATTER_BYTES,
     find_skill_md,
     parse_skill_md,
     parse_yaml_text,
 )
+from skilldeck.skills.format import parse as parse_module
 
 
 def write(tmp_path: Path, data: bytes | str, name: str = "SKILL.md") -> Path:

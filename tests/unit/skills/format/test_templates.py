@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from skilldeck.errors import SkillError, SkillValidationError
-from skilldeck.skills.format.templates import KINDS, check_new_name, new_skill
-from skilldeck.skills.format.validate import load_skill, validate_path
+from skilldeck.skills.format import KINDS, check_new_name, load_skill, new_skill, validate_path
 from skilldeck.skills.model.skill import SkillKind
 
 
@@ -57,7 +56,7 @@ def test_code_template_defines_a_working_code_skill(tmp_path: Path) -> None:
     import anyio
 
     from skilldeck.config import load_settings
-    from skilldeck.skills.code.codeskill import SkillContext, load_code_skill, run_code_skill
+    from skilldeck.skills.code import SkillContext, load_code_skill, run_code_skill
 
     folder = new_skill("upper-case", kind="code", directory=tmp_path)
     skill, _ = load_skill(folder)

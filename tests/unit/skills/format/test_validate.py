@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from skilldeck.skills.format.parse import parse_skill_md
-from skilldeck.skills.format.validate import (
+from skilldeck.skills.format import (
     RULES,
     ValidationReport,
     build_metadata,
     load_skill,
+    parse_skill_md,
     validate_path,
 )
 from skilldeck.skills.model.diagnostics import Diagnostic, Severity

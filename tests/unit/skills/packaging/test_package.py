@@ -16,9 +16,17 @@ import pytest
 
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import PackageError, SkillValidationError
+from skilldeck.skills.packaging import (
+    MAX_BYTES,
+    MAX_FILES,
+    install,
+    installed,
+    keygen,
+    pack,
+    uninstall,
+    verify,
+)
 from skilldeck.skills.packaging.lockfile import LockFile, lock_path, skills_root
-from skilldeck.skills.packaging.package import install, installed, keygen, pack, uninstall, verify
-from skilldeck.skills.packaging.unpack import MAX_BYTES, MAX_FILES
 
 Guarded = Callable[[Path, str], None]
 

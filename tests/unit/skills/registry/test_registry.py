@@ -12,7 +12,7 @@ from skilldeck.config import load_settings, read_toml
 from skilldeck.errors import SkillNotFoundError, SkillUnavailableError
 from skilldeck.skills.model.skill import Skill, SkillSource
 from skilldeck.skills.model.spec import SkillMetadata
-from skilldeck.skills.registry.registry import EntryStatus, SkillRegistry
+from skilldeck.skills.registry import EntryStatus, SkillRegistry
 
 
 def write_skill(
@@ -303,7 +303,7 @@ def test_scan_diagnostics_are_exposed(tmp_path: Path) -> None:
 def test_a_loaded_skill_registered_in_code_still_counts_as_registered(
     layered: dict[str, Path], tmp_path: Path
 ) -> None:
-    from skilldeck.skills.format.validate import load_skill
+    from skilldeck.skills.format import load_skill
 
     write_skill(tmp_path / "elsewhere" / "docx", description="Mine.")
     mine, _ = load_skill(tmp_path / "elsewhere" / "docx")

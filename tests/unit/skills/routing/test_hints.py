@@ -7,6 +7,7 @@ import pytest
 from skilldeck.config import HintSettings, load_settings
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.model.spec import SkillMetadata
+from skilldeck.skills.routing import SkillMatcher
 from skilldeck.skills.routing.hints import (
     HINT_CLOSE,
     HINT_OPEN,
@@ -14,7 +15,6 @@ from skilldeck.skills.routing.hints import (
     hint_from_settings,
     skill_hint,
 )
-from skilldeck.skills.routing.match import SkillMatcher
 
 
 def make_skill(name: str, description: str, body: str = "", **fields: object) -> Skill:

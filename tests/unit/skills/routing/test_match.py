@@ -11,20 +11,20 @@ import pytest
 
 import skilldeck.skills.routing.match as match_mod
 from skilldeck.config import Settings, load_settings
-from skilldeck.skills.code.codeskill import CodeSkill, SkillContext, SkillResult
+from skilldeck.skills.code import CodeSkill, SkillContext, SkillResult
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.model.spec import SkillMetadata
-from skilldeck.skills.registry.registry import SkillRegistry
-from skilldeck.skills.routing._bm25f import BM25FIndex, BM25FParams
-from skilldeck.skills.routing._embeddings import INSTALL_HINT, load_embedder, reciprocal_rank_fusion
-from skilldeck.skills.routing._match_index import KEEP_CACHE_FILES
-from skilldeck.skills.routing.match import (
+from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.routing import (
     Match,
     SkillMatcher,
     rank_for_disclosure,
     skill_fields,
     split_fused_names,
 )
+from skilldeck.skills.routing._bm25f import BM25FIndex, BM25FParams
+from skilldeck.skills.routing._embeddings import INSTALL_HINT, load_embedder, reciprocal_rank_fusion
+from skilldeck.skills.routing._match_index import KEEP_CACHE_FILES
 
 CATALOG = {
     "pdf-tools": (

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skilldeck.skills.rules.hostrules import (
+from skilldeck.skills.rules import (
     canonical_host,
     canonical_url,
     domain_rule_matches,

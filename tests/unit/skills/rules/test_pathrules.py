@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from skilldeck.agent.permissions.permissions import PermissionPolicy, Verdict
-from skilldeck.skills.rules.globmatch import compile_matcher
-from skilldeck.skills.rules.pathrules import path_argument, path_rule_matches
+from skilldeck.agent.permissions import PermissionPolicy, Verdict
+from skilldeck.skills.rules import compile_matcher, path_argument, path_rule_matches
 
 
 @pytest.fixture

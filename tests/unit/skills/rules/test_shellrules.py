@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from skilldeck.skills.rules.shellparse import parse_line
-from skilldeck.skills.rules.shellprograms import programs
-from skilldeck.skills.rules.shellrules import (
+from skilldeck.skills.rules import (
     arguments_safe,
     bash_allow_refusal,
     bash_opaque_reason,
     bash_rule_matches,
+    parse_line,
+    programs,
     split_shell_command,
 )
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from skilldeck.skills.rules.toolrules import (
+from skilldeck.skills.rules import (
     ToolRule,
     path_rule_matches,
     split_shell_command,

@@ -10,7 +10,7 @@ import pytest
 
 from skilldeck.config import Settings
 from skilldeck.tools.base import ToolContext, ToolResult
-from skilldeck.tools.fs.files import EditTool, MultiEditTool, ReadTool, WriteTool
+from skilldeck.tools.fs import EditTool, MultiEditTool, ReadTool, WriteTool
 
 pytestmark = pytest.mark.anyio
 

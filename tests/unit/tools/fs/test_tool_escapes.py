@@ -10,8 +10,8 @@ import pytest
 
 from skilldeck.config import Settings
 from skilldeck.tools.base import ToolContext
+from skilldeck.tools.fs import GlobTool, GrepTool
 from skilldeck.tools.fs.files import READ_STATE, EditTool, MultiEditTool, ReadTool, WriteTool
-from skilldeck.tools.fs.search import GlobTool, GrepTool
 
 pytestmark = pytest.mark.anyio
 SECRET = "TOP-SECRET-VALUE"

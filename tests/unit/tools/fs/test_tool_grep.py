@@ -10,7 +10,7 @@ import pytest
 
 from skilldeck.config import Settings
 from skilldeck.tools.base import ToolContext, ToolResult
-from skilldeck.tools.fs.search import GrepTool
+from skilldeck.tools.fs import GrepTool
 
 pytestmark = pytest.mark.anyio
 

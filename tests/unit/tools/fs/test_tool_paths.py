@@ -10,7 +10,7 @@ import pytest
 from skilldeck.config import Settings
 from skilldeck.errors import ToolError
 from skilldeck.tools.base import ToolContext
-from skilldeck.tools.fs.paths import confine, open_regular, read_bytes, write_atomic
+from skilldeck.tools.fs import confine, open_regular, read_bytes, write_atomic
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import PurePosixPath
 from typing import Any
 
-from skilldeck.skills.code.codeskill import CodeSkill, SkillContext, SkillResult
+from skilldeck.skills.code import CodeSkill, SkillContext, SkillResult
 
 LANGUAGES = {
     ".py": "Python",
