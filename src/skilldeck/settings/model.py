@@ -63,9 +63,6 @@ class SkillSettings(BaseModel):
     dynamic_context: bool = True
     #: what composition does when one skill allows a tool another forbids
     conflicts: Literal["resolve", "reject"] = "resolve"
-    coding_pipeline: list[str] = Field(
-        default_factory=lambda: ["specification-engine", "opencode-implementer"]
-    )
     hints: HintSettings = Field(default_factory=HintSettings)
     #: fuse sentence embeddings into skill routing (needs ``skilldeck[embeddings]``)
     match_embeddings: bool = False

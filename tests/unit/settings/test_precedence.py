@@ -84,3 +84,25 @@ def test_permission_rules_add_up_over_the_files(ws: Path, skilldeck_home: Path) 
     layers = read_layers()
     assert merged(layers)["permissions"]["deny"] == []  # merging replaces lists...
     assert file_rules(layers.files, "deny") == ["Bash"]  # ...the rules do not
+
+
+def test_the_removed_coding_pipeline_setting_is_reported_as_unknown(
+    ws: Path, skilldeck_home: Path
+) -> None:
+    """``skills.coding_pipeline`` was never read and is gone: a file that still sets it
+    gets the unknown-key warning every other stray key gets, and still loads."""
+    import warnings
+
+    from skilldeck.errors import ConfigWarning
+
+    user = skilldeck_home / "config.toml"
+    write(user, '[skills]\ncoding_pipeline = ["a", "b"]\n')
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        settings = load_settings()
+    messages = [str(w.message) for w in caught if issubclass(w.category, ConfigWarning)]
+    assert any(
+        m.startswith(f"{user}: unknown setting `skills.coding_pipeline` is ignored")
+        for m in messages
+    ), messages
+    assert not hasattr(settings.skills, "coding_pipeline")
