@@ -39,9 +39,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from skilldeck.skills.discovery._blob import SnapshotBlob, encode_stored
 from skilldeck.skills.discovery._forked import ForkedCall, available_cpus, can_fork
 from skilldeck.skills.discovery.cache import Record, Stored
-from skilldeck.skills.model.skill import SkillSource, SnapshotBlob, encode_stored
+from skilldeck.skills.model.skill import SkillSource
 
 if TYPE_CHECKING:
     from skilldeck.skills.format import Discovered
@@ -253,7 +254,7 @@ def _take(fd: int) -> bytes | None:
 def _item(md: str, loaded: Discovered) -> list[Any] | None:
     """One parsed file as a child sends it: ``[(mtime_ns, size), chunk, name, gate,
     body_offset, declared_kind]``, ``chunk`` being the encoded metadata and
-    diagnostics (:func:`~skilldeck.skills.model.skill.encode_stored`). None for a file that
+    diagnostics (:func:`~skilldeck.skills.discovery._blob.encode_stored`). None for a file that
     could not be read or whose values are not plain data: the caller looks at it
     again."""
     skill, rows, declared, read_at = loaded

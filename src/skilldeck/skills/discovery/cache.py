@@ -20,7 +20,7 @@ metadata and diagnostics are not in the index at all: they go, as one marshal
 chunk of plain data per skill, into a sidecar file
 (``<name>.<token>.blob``) that the row points into, and which is only read when a
 skill is asked for more than its name (see
-:class:`~skilldeck.skills.model.skill.SnapshotBlob`). Loading a snapshot then decodes a
+:class:`~skilldeck.skills.discovery._blob.SnapshotBlob`). Loading a snapshot then decodes a
 few small values per skill, and nearly all of a warm discovery is the ``stat``
 calls that prove nothing changed. The sidecar is written before the index that
 names it and never rewritten (each snapshot gets a new token), so an index and
@@ -52,6 +52,7 @@ import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skilldeck.skills.discovery._blob import SnapshotBlob, encode_stored
 from skilldeck.skills.discovery._sealed import seal, unseal
 from skilldeck.skills.discovery.walk import Tree, link_state
 from skilldeck.skills.model.diagnostics import diagnostic_from_row, diagnostic_to_row
@@ -59,10 +60,7 @@ from skilldeck.skills.model.skill import (
     Skill,
     SkillKind,
     SkillSource,
-    SnapshotBlob,
-    encode_stored,
     sets_gating_field,
-    snapshot_skill,
 )
 
 if TYPE_CHECKING:
@@ -431,17 +429,17 @@ def skill_from_record(
                 return None
             skill_md = Path(md)
             return None, [diagnostic_from_row(d, skill_md) for d in rows], name
-        skill = snapshot_skill(
+        skill = Skill._from_store(
             name,
             md,
             stored.blob,
             stored.start,
             stored.end,
-            stored.gate,
-            source,
-            root,
-            offset,
-            SkillKind.CODE if has_code else _KINDS[kind],
+            gate=stored.gate,
+            source=source,
+            root=root,
+            body_offset=offset,
+            kind=SkillKind.CODE if has_code else _KINDS[kind],
         )
     except (ValueError, TypeError, KeyError):
         return None

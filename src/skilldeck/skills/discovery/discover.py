@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from skilldeck.skills.discovery import cache as cache_mod
 from skilldeck.skills.discovery.walk import ROOT_NOT_FOUND, Tree, diagnostic, walk_tree
 from skilldeck.skills.model.diagnostics import Diagnostic, DiagnosticRow, diagnostic_from_row
-from skilldeck.skills.model.skill import Skill, SkillKind, SkillSource, snapshot_skill
+from skilldeck.skills.model.skill import Skill, SkillKind, SkillSource
 from skilldeck.trust import WORKSPACE_SKILL_ROOTS
 
 if TYPE_CHECKING:
@@ -359,9 +359,19 @@ def _load_unchanged_tree(
         if st is not None and st.st_mtime_ns == mtime and st.st_size == size and kind:
             if type(offset) is not int or type(name) is not str:
                 raise ValueError(f"malformed snapshot row for {rel}")
-            code = rel in with_code
-            skill = snapshot_skill(name, md, blob, start, end, rel in gate, source, root,
-                                   offset, SkillKind.CODE if code else _KINDS[kind])  # fmt: skip
+            skill_kind = SkillKind.CODE if rel in with_code else _KINDS[kind]
+            skill = Skill._from_store(
+                name,
+                md,
+                blob,
+                start,
+                end,
+                gate=rel in gate,
+                source=source,
+                root=root,
+                body_offset=offset,
+                kind=skill_kind,
+            )
             scan.skills.append(skill)
         else:
             others[index] = st
@@ -398,18 +408,13 @@ def _rebuild_unchanged(
     ):
         return False
     kinds = list(map(_KINDS.__getitem__, kind_names))
-    blob, source, root = snapshot.blob, scan.root.source, scan.root.path
-    new_skill = object.__new__
-    skills = scan.skills
-    add_skill = skills.append
-    first = len(skills)
-    # snapshot_skill(), inlined: a call per skill is a tenth of a warm scan
     columns = zip(mds, names, starts, ends, offsets, kinds, strict=True)
-    for md, name, start, end, offset, kind in columns:
-        skill = new_skill(Skill)
-        skill._name, skill._md, skill._blob, skill._start, skill._end = name, md, blob, start, end
-        skill.source, skill.root, skill.body_offset, skill.kind = source, root, offset, kind
-        add_skill(skill)
+    built = Skill._many_from_store(
+        snapshot.blob, columns, source=scan.root.source, root=scan.root.path
+    )
+    skills = scan.skills
+    first = len(skills)
+    skills.extend(built)
     gate, with_code = snapshot.gate, snapshot.tree.with_code
     if gate or with_code:  # a second pass over the few skills either set names
         code = SkillKind.CODE
@@ -541,8 +546,7 @@ def _load_all(
             if scan.parsed == parsed:
                 scan.parsed += 1  # parsed by the child
         else:
-            new = _load_one(scan, rel, md, None, None, with_code, strict=strict,
-                            got=own.get(index))  # fmt: skip
+            new = _load_one(scan, rel, md, None, None, with_code, strict=strict, got=own.get(index))
         if new is not None:
             records[rel] = new
     return records

@@ -44,7 +44,6 @@ from skilldeck.skills.model.skill import (
     declared_entrypoint,
     declared_kind,
     detect_kind,
-    record_skill,
     sets_gating_field,
 )
 from skilldeck.skills.model.spec import (
@@ -293,16 +292,16 @@ def _lazy_skill(
     if has_code is None:
         has_code = os.path.isfile(os.path.join(folder, "skill.py"))
     declared = SkillKind.SCRIPT if declared_entrypoint(values) else SkillKind.PROMPT
-    skill = record_skill(
+    skill = Skill._from_fields(
         values["name"],
         parsed.path_str,
         values,
         rows,
-        sets_gating_field(values),
-        source,
-        root,
-        parsed.body_offset,
-        SkillKind.CODE if has_code else declared,
+        gate=sets_gating_field(values),
+        source=source,
+        root=root,
+        body_offset=parsed.body_offset,
+        kind=SkillKind.CODE if has_code else declared,
     )
     return skill, rows, declared.value
 

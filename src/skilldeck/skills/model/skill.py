@@ -4,21 +4,32 @@ Level 1 (name + description) is all discovery pays for; the body (level 2) is re
 from disk the first time ``body`` is asked for, starting at the byte offset the parser
 recorded, and resources (level 3) are listed/read on demand with path confinement.
 
-A skill rebuilt from the discovery snapshot (:mod:`.cache`) is cheaper still: it
-holds its name, its SKILL.md path as a string and the stored, already validated
-frontmatter as JSON text, and builds ``metadata``, ``folder``, ``skill_md`` and
-``diagnostics`` the first time each is asked for. A warm discovery of thousands of
-skills then costs little more than the ``stat`` calls that prove nothing changed.
+A skill rebuilt by discovery is cheaper still: it holds its name, its SKILL.md path
+as a string and a handle on its stored, already validated fields (a
+:class:`FieldStore`: discovery's snapshot implements it, this module never sees how
+it is encoded), and builds ``metadata``, ``folder``, ``skill_md`` and
+``diagnostics`` the first time each is asked for. The fast constructors for that
+are the class's own (``Skill._from_store``, ``Skill._from_fields``,
+``Skill._many_from_store``); nothing else builds a ``Skill`` without ``__init__``.
+
+Speed note: the slot layout and ``_many_from_store``'s loop are justified by
+``python -m bench discovery`` (figure ``warm``, ratio to skills-ref).
+
+Registry state: ``enabled`` and ``unavailable_reason`` are written by the registry
+once per refresh (config's disabled list, machine-level gating); ask the registry
+(``SkillRegistry.is_enabled`` / ``why_unavailable``) rather than the skill.
+Per-agent availability (``requires-tools``) is never stored here.
 """
 
 from __future__ import annotations
 
-import marshal
 import os
+from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from skilldeck._safefs import read_confined
 from skilldeck._safefs import walk as safe_walk
 from skilldeck.errors import ResourceAccessError, SkillParseError
 from skilldeck.skills.model.diagnostics import Diagnostic, diagnostic_from_row, diagnostic_to_row
@@ -94,12 +105,20 @@ def sets_gating_field(fields: dict[str, Any]) -> bool:
 
 
 class GatingFields(NamedTuple):
-    """The frontmatter fields gating reads, as a snapshot skill stored them."""
+    """The frontmatter fields gating reads, as a discovered skill stored them."""
 
     requires_tools: list[str]
     requires_bins: list[str]
     requires_env: list[str]
     compatibility: str | None
+
+
+class FieldStore(Protocol):
+    """Where a discovered skill's validated fields wait, still encoded (discovery's
+    snapshot blob): ``decode(start, end)`` gives ``(fields or None, diagnostic
+    rows)`` or raises ValueError for a damaged record."""
+
+    def decode(self, start: int, end: int) -> tuple[dict[str, Any] | None, list[Any]]: ...
 
 
 class Skill:
@@ -113,33 +132,37 @@ class Skill:
     # What every skill sets is in slots; what is usually left as it starts (enabled,
     # not gated, no model built yet) and what is derived on first use (paths, decoded
     # snapshot fields, diagnostics, body) has a class-level default and lands in the
-    # instance dict only when set, so a snapshot skill costs nine stores.
+    # instance dict only when set, so a discovered skill costs nine stores.
     __slots__ = (
         "__dict__",
         "__weakref__",
-        "_blob",
         "_end",
         "_md",
         "_name",
         "_start",
+        "_store",
         "body_offset",
         "kind",
         "root",
         "source",
     )
 
-    _blob: SnapshotBlob | None
     _end: int
     _md: str | None
     _name: str
     _start: int
+    _store: FieldStore | None
     body_offset: int
     kind: SkillKind
     root: Path | None
     source: SkillSource
 
+    #: written by the registry at refresh (config's disabled list); ask
+    #: ``SkillRegistry.is_enabled`` instead of reading it.
     enabled: bool = True
-    #: when set, the skill is known but cannot be used here (gating), and why.
+    #: when set, the skill is known but cannot be used on this machine (machine-level
+    #: gating, written by the registry at refresh), and why; ask
+    #: ``SkillRegistry.why_unavailable``, which adds the per-agent reasons.
     unavailable_reason: str | None = None
     #: whether a gating field is set, for a skill whose metadata is not built yet
     _gate: bool = False
@@ -179,17 +202,104 @@ class Skill:
         if _body is not None:
             self._body = _body
 
+    # ---- fast constructors (discovery) ---------------------------------------------
+
+    @classmethod
+    def _from_store(
+        cls,
+        name: str,
+        skill_md: str,
+        store: FieldStore,
+        start: int,
+        end: int,
+        *,
+        gate: bool,
+        source: SkillSource,
+        root: Path | None,
+        body_offset: int,
+        kind: SkillKind,
+    ) -> Skill:
+        """A skill whose fields and diagnostics are ``store``'s record from ``start``
+        to ``end``, decoded on first use (a record that no longer decodes makes the
+        skill read its SKILL.md again then). ``gate`` says whether any gating field
+        is set, so gating can skip the skill without decoding it."""
+        self = cls.__new__(cls)
+        self._name, self._md, self._store, self._start, self._end = (
+            name,
+            skill_md,
+            store,
+            start,
+            end,
+        )
+        if gate:
+            self._gate = True
+        self.source, self.root, self.body_offset, self.kind = source, root, body_offset, kind
+        return self
+
+    @classmethod
+    def _from_fields(
+        cls,
+        name: str,
+        skill_md: str,
+        fields: dict[str, Any],
+        diagnostic_rows: list[list[Any]],
+        *,
+        gate: bool,
+        source: SkillSource,
+        root: Path | None,
+        body_offset: int,
+        kind: SkillKind,
+    ) -> Skill:
+        """A skill from field values just validated (of the declared types, so
+        validating them later gives what validating them now would); the metadata
+        model and the Diagnostic objects are built on first use. Discovery keeps
+        these: no model with its twenty containers and no Path objects stay alive
+        per skill, and the skill is the same as a warm discovery's."""
+        self = cls.__new__(cls)
+        self._name, self._md, self._store, self._start, self._end = name, skill_md, None, 0, 0
+        if gate:
+            self._gate = True
+        self._fields = fields
+        self._diag_rows = diagnostic_rows
+        self.source, self.root, self.body_offset, self.kind = source, root, body_offset, kind
+        return self
+
+    @classmethod
+    def _many_from_store(
+        cls,
+        store: FieldStore,
+        records: Iterable[tuple[str, str, int, int, int, SkillKind]],
+        *,
+        source: SkillSource,
+        root: Path | None,
+    ) -> list[Skill]:
+        """:meth:`_from_store` for many ``(skill_md, name, start, end, body_offset,
+        kind)`` records at once, none gated (the caller marks the few that are):
+        a warm discovery builds thousands, and a call per skill would be a tenth of
+        it (``python -m bench discovery``, figure ``warm``)."""
+        new = cls.__new__
+        skills: list[Skill] = []
+        add = skills.append
+        for md, name, start, end, offset, kind in records:
+            self = new(cls)
+            self._name, self._md, self._store, self._start, self._end = name, md, store, start, end
+            self.source, self.root, self.body_offset, self.kind = source, root, offset, kind
+            add(self)
+        return skills
+
     # ---- level 1 -----------------------------------------------------------------
 
     @property
     def metadata(self) -> SkillMetadata:
         meta = self._metadata
         if meta is None:
-            from skilldeck.skills.model.spec import SkillMetadata
+            from skilldeck.skills.model.spec import (
+                SkillMetadata,
+            )  # lazy: pydantic; warm listings never build it
 
             try:
                 meta = SkillMetadata.model_validate(self._stored_fields())
-            except ValueError:  # pydantic's ValidationError: a damaged snapshot record
+            except ValueError:  # pydantic's ValidationError: a damaged stored record
                 meta = self._reload().metadata
             self._metadata = meta
         return meta
@@ -197,7 +307,7 @@ class Skill:
     @metadata.setter
     def metadata(self, value: SkillMetadata) -> None:
         self._metadata = value
-        self._blob = None
+        self._store = None
         self._fields = None
         self._gate = False
         self._name = value.name
@@ -256,13 +366,13 @@ class Skill:
         return self._stored_fields()
 
     def _stored_fields(self) -> dict[str, Any]:
-        """The snapshot's metadata fields as a dict (decoded once, shape-checked)."""
+        """The stored metadata fields as a dict (decoded once, shape-checked)."""
         fields = self._fields
         if fields is None:
             try:
-                if self._blob is None:
+                if self._store is None:
                     raise ValueError("no stored record")
-                fields, self._diag_rows = self._blob.decode(self._start, self._end)
+                fields, self._diag_rows = self._store.decode(self._start, self._end)
                 ok = (
                     fields is not None
                     and type(fields.get("description")) is str
@@ -276,9 +386,9 @@ class Skill:
         return fields
 
     def _reload(self) -> Skill:
-        """Read SKILL.md again (a snapshot record that does not decode), adopting
+        """Read SKILL.md again (a stored record that does not decode), adopting
         what it says now; a file that no longer loads is a SkillParseError."""
-        from skilldeck.skills.format import load_skill
+        from skilldeck.skills.format import load_skill  # lazy: format builds Skills (cycle)
 
         fresh, diagnostics = load_skill(self.skill_md, source=self.source, root=self.root)
         if fresh is None:
@@ -322,7 +432,7 @@ class Skill:
 
     @property
     def skill_md_str(self) -> str:
-        """``str(skill_md)`` without building a Path (snapshot skills hold a string)."""
+        """``str(skill_md)`` without building a Path (discovered skills hold a string)."""
         return self._md if self._md is not None else str(self._skill_md)
 
     @property
@@ -353,7 +463,7 @@ class Skill:
 
     def diagnostic_rows(self) -> list[list[Any]]:
         """Diagnostics as ``[code, rule, message, severity, line, path]`` rows
-        (path ``"="`` is this SKILL.md), decoded from the snapshot when they came
+        (path ``"="`` is this SKILL.md), decoded from the store when they came
         from one, so a JSON listing needs no Diagnostic objects."""
         if self._diagnostics is not None:
             md = self.skill_md_str
@@ -436,8 +546,6 @@ class Skill:
 
     def read_resource(self, relative: str) -> str:
         """Level 3: one file of the skill, read without following links out of it."""
-        from skilldeck._safefs import read_confined
-
         target = self.resolve_resource(relative)
         if not target.is_file():
             raise ResourceAccessError(
@@ -450,146 +558,3 @@ class Skill:
 
 def _inside(path: Path, base: Path) -> bool:
     return path == base or base in path.parents
-
-
-# ---- skills and diagnostics as the discovery snapshot stores them -------------------
-
-
-def snapshot_skill(
-    name: str,
-    skill_md: str,
-    blob: SnapshotBlob,
-    start: int,
-    end: int,
-    gate: bool,
-    source: SkillSource,
-    root: Path | None,
-    body_offset: int,
-    kind: SkillKind,
-) -> Skill:
-    """A skill rebuilt from a snapshot record (see :mod:`.cache`) without decoding
-    anything yet: the metadata and diagnostics it was validated with are the
-    JSON in ``blob`` from ``start`` to ``end``, read and decoded on first use. ``gate`` says whether
-    any gating field is set. A record that no longer decodes (a damaged cache file)
-    makes the skill read its SKILL.md again at that point. Positional on purpose:
-    a warm discovery calls this thousands of times.
-    """
-    self: Skill = _new_skill(Skill)
-    self._name = name
-    self._md = skill_md
-    self._blob = blob
-    self._start = start
-    self._end = end
-    if gate:
-        self._gate = True
-    self.source = source
-    self.root = root
-    self.body_offset = body_offset
-    self.kind = kind
-    return self
-
-
-_new_skill = object.__new__
-
-
-def record_skill(
-    name: str,
-    skill_md: str,
-    fields: dict[str, Any],
-    diagnostic_rows: list[list[Any]],
-    gate: bool,
-    source: SkillSource,
-    root: Path | None,
-    body_offset: int,
-    kind: SkillKind,
-) -> Skill:
-    """Like :func:`snapshot_skill`, from values just checked: ``fields`` are the
-    normalised metadata values (of the declared types, so validating them later
-    gives what validating them now would), and the model is built on first use.
-    Discovery keeps these: no metadata model with its twenty containers and no
-    Path objects stay alive per skill, which spares the garbage collector walking a
-    hundred thousand objects, and the skill is the same as a warm discovery's."""
-    self: Skill = _new_skill(Skill)
-    self._name = name
-    self._md = skill_md
-    self._blob = None
-    self._start = self._end = 0
-    if gate:
-        self._gate = True
-    self._fields = fields
-    self._diag_rows = diagnostic_rows  # Diagnostic objects are built when asked for
-    self.source = source
-    self.root = root
-    self.body_offset = body_offset
-    self.kind = kind
-    return self
-
-
-class SnapshotBlob:
-    """The file of stored metadata and diagnostics written beside a snapshot: one
-    :mod:`marshal` chunk ``[metadata-or-None, diagnostic rows]`` per skill, back to
-    back. Plain data only (dicts, lists, strings, numbers) that this process wrote
-    into its own cache, never pickle; every chunk is shape-checked when read. Read
-    in one go the first time any skill of that snapshot needs more than its name,
-    and never written again under that name (a new snapshot gets a new file)."""
-
-    __slots__ = ("_data", "path")
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self._data: memoryview | None = None
-
-    @classmethod
-    def in_memory(cls, data: bytes) -> SnapshotBlob:
-        """A blob that is no file: chunks a discovery worker encoded and sent back
-        (see ``skills/_parallel.py``), read in place until a snapshot stores them."""
-        blob = cls("")
-        blob._data = memoryview(data)
-        return blob
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        """Copies and pickles name the file (its bytes are read again on need); an
-        in-memory blob carries its bytes."""
-        if not self.path and self._data is not None:
-            return SnapshotBlob.in_memory, (self._data.tobytes(),)
-        return SnapshotBlob, (self.path,)
-
-    def _load(self) -> memoryview:
-        """The chunks (the payload of the sealed file); ``OSError`` when the file is
-        gone (its snapshot was replaced meanwhile) or damaged."""
-        data = self._data
-        if data is None:
-            from skilldeck.skills.discovery._sealed import unseal
-
-            with open(self.path, "rb") as fh:
-                raw = fh.read()
-            try:
-                data = self._data = unseal(raw)
-            except ValueError as e:
-                raise OSError(f"snapshot blob {self.path}: {e}") from e
-        return data
-
-    def chunk(self, start: int, end: int) -> bytes:
-        return self._load()[start:end].tobytes()
-
-    def decode(self, start: int, end: int) -> tuple[dict[str, Any] | None, list[Any]]:
-        """``(metadata fields or None, diagnostic rows)``; ValueError when that chunk
-        cannot be read or is not that shape."""
-        try:
-            data = marshal.loads(self._load()[start:end])
-        except (OSError, EOFError, TypeError, IndexError) as e:
-            raise ValueError(f"unreadable snapshot record: {e}") from e
-        if type(data) is not list or len(data) != 2:
-            raise ValueError("damaged snapshot record")
-        meta, rows = data
-        if (meta is not None and type(meta) is not dict) or type(rows) is not list:
-            raise ValueError("damaged snapshot record")
-        if not all(type(r) is list and len(r) == 6 for r in rows):
-            raise ValueError("damaged snapshot record")
-        return meta, rows
-
-
-def encode_stored(meta: dict[str, Any] | None, rows: list[Any]) -> bytes:
-    """One skill's chunk of a :class:`SnapshotBlob`; ValueError for a value that is
-    not plain data."""
-    return marshal.dumps([meta, rows])

@@ -25,8 +25,9 @@ import pytest
 import skilldeck.skills.discovery.discover as discover_mod
 from skilldeck.config import load_settings
 from skilldeck.skills.discovery import Root, RootScan, _forked, _parallel, cache, scan_root
+from skilldeck.skills.discovery._blob import SnapshotBlob
 from skilldeck.skills.format import validate
-from skilldeck.skills.model.skill import SkillKind, SkillSource, SnapshotBlob
+from skilldeck.skills.model.skill import SkillKind, SkillSource
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="forking workers needs Linux"
@@ -390,7 +391,7 @@ def test_in_memory_blob_survives_copies_and_pickles() -> None:
     import copy
     import pickle
 
-    from skilldeck.skills.model.skill import encode_stored
+    from skilldeck.skills.discovery._blob import encode_stored
 
     chunk = encode_stored({"name": "a", "description": "b"}, [])
     blob = SnapshotBlob.in_memory(chunk)
