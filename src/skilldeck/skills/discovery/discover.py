@@ -210,7 +210,9 @@ def gc_paused() -> Iterator[None]:
     paths, records) that reference counting frees on its own. With the collector
     on, the growing heap triggers repeated full collections part-way through (on
     the 3,200-skill corpus they cost as much as the discovery itself); paused, the
-    new objects are examined once, when the collector resumes.
+    new objects are examined once, when the collector resumes. The one GC pause of
+    the skills layer (the registry wraps discovery and its resolve pass in it):
+    justified by ``python -m bench discovery``, figures ``cold`` and ``warm``.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -330,7 +332,9 @@ def _md_path(prefix: str, rel: str) -> str:
 def _load_unchanged_tree(
     scan: RootScan, snapshot: RootSnapshot, *, strict: bool
 ) -> dict[str, Record] | None:
-    """The warm path: the tree is the snapshot's, so its rows are the SKILL.md files,
+    """The warm path (speed-fenced: positional snapshot rows and column loops stay in
+    discovery; ``python -m bench discovery``, figure ``warm``): the tree is the
+    snapshot's, so its rows are the SKILL.md files,
     in order. One ``stat`` per file (in a C loop); a row whose (mtime, size) still
     match becomes a skill without reading or decoding anything. Returns the records
     to store when any file had to be read again, None when the snapshot stays as it

@@ -132,7 +132,7 @@ class SkillRegistry:
                 others = [f"{name}@{s.version}" for s in candidates if s.version]
                 raise SkillNotFoundError(f"{name}@{version}", suggestions=others)
             skill = found[0]
-        if not skill.enabled and not include_disabled:
+        if not include_disabled and not self.is_enabled(skill):
             raise SkillUnavailableError(
                 name, f"disabled in config; run `skilldeck skills enable {name}` to use it."
             )
@@ -141,7 +141,7 @@ class SkillRegistry:
     def find(self, name: str) -> Skill | None:
         """Like :meth:`get` but None when there is no usable skill by that name."""
         skill = self._winners.get(name)
-        return skill if skill is not None and skill.enabled else None
+        return skill if skill is not None and self.is_enabled(skill) else None
 
     def __contains__(self, name: object) -> bool:
         return name in self._winners
@@ -154,11 +154,16 @@ class SkillRegistry:
 
     def list(self, *, include_disabled: bool = False) -> builtins.list[Skill]:
         """The winning skill of every name, sorted by name; disabled ones only on request."""
-        return [
-            self._winners[n]
-            for n in sorted(self._winners)
-            if include_disabled or self._winners[n].enabled
-        ]
+        winners = self._winners
+        if include_disabled or not self._disabled:
+            return [winners[n] for n in sorted(winners)]
+        return [winners[n] for n in sorted(winners) if n not in self._disabled]
+
+    def is_enabled(self, skill: Skill) -> bool:
+        """Whether ``skill``'s name is enabled (not in ``skills.disabled``): the
+        registry's view, as of the last refresh. ``Skill.enabled`` mirrors it for
+        older readers; ask here."""
+        return skill.name not in self._disabled
 
     def why_unavailable(
         self, skill: Skill, *, tools: set[str] | frozenset[str] | None = None
@@ -167,7 +172,7 @@ class SkillRegistry:
         unknown), or None when it can: disabled, missing tools, then the machine-level
         gating computed at the last refresh. A per-call view: nothing is written, so
         agents with different tools sharing this registry never see each other's."""
-        if not skill.enabled:
+        if not self.is_enabled(skill):
             return "disabled in config"
         return unavailable_for(skill, tools)
 
@@ -263,7 +268,7 @@ class SkillRegistry:
         return [
             active_row(skill)
             for skill in (winners[n] for n in sorted(winners))
-            if skill.enabled and skill.unavailable_reason is None
+            if skill.unavailable_reason is None and self.is_enabled(skill)
         ]
 
     def _entry(self, skill: Skill, winner: Skill) -> SkillEntry:
@@ -281,7 +286,7 @@ class SkillRegistry:
                 diagnostics=diags,
             )
         status, reason = EntryStatus.ACTIVE, None
-        if not skill.enabled:
+        if not self.is_enabled(skill):
             status, reason = EntryStatus.DISABLED, "disabled in config"
         elif skill.unavailable_reason is not None:
             status, reason = EntryStatus.UNAVAILABLE, skill.unavailable_reason
@@ -376,6 +381,11 @@ class SkillRegistry:
     def _resolve(self) -> None:
         """Recompute candidates, winners and enabled flags from the current inputs.
 
+        The registry's view (disabled names, machine-level gating) is also written
+        onto each shared ``Skill`` (``enabled``, ``unavailable_reason``) once here, as
+        facts of this refresh for older readers; :meth:`is_enabled` and
+        :meth:`why_unavailable` are the API. Nothing per agent is ever written.
+
         One pass over thousands of skills on every discovery, so it stays flat and
         allocates little: a name with one candidate (nearly all) gets no list of its
         own (see :meth:`_group`), and only skills that can be gated go to gating.
@@ -412,6 +422,7 @@ class SkillRegistry:
                     winners[name] = chosen
         self._groups = groups
         self._winners = winners
+        self._disabled = disabled
         self._registered_ids = {id(s) for s in self._registered}
         # requires-bins / requires-env / compatibility: machine-level, once per refresh;
         # requires-tools is per agent (why_unavailable), never written here

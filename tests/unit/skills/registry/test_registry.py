@@ -207,6 +207,9 @@ def test_disable_persists_and_enable_undoes(
         reg.get("docx")
     assert reg.get("docx", include_disabled=True).enabled is False
     assert reg.find("docx") is None
+    docx = reg.get("docx", include_disabled=True)
+    assert reg.is_enabled(docx) is False  # the registry's view; Skill.enabled mirrors it
+    assert reg.why_unavailable(docx) == "disabled in config"
 
     fresh = registry()  # a new process would see the same
     assert fresh.is_disabled("docx")
