@@ -33,6 +33,7 @@ file — when ``skilldeck resume`` continues a run started elsewhere.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ from skilldeck.agent.events import Event
 from skilldeck.agent.loop import Agent, Limits
 from skilldeck.agent.permissions.gate import Approver, ToolGate
 from skilldeck.agent.prompt import DEFAULT_INSTRUCTIONS
-from skilldeck.agent.spec import AgentSpec, PermissionOptions, Runtime, Scan
+from skilldeck.agent.spec import AgentSpec, PermissionOptions, Runtime, Scan, SkillPreload
 from skilldeck.agent.startup import (
     BODY_CAP,
     RANK_K,
@@ -95,6 +96,7 @@ __all__ = [
     "RANK_K",
     "AgentSpec",
     "Runtime",
+    "SkillPreload",
     "build",
     "build_agent",
     "choose_model_spec",
@@ -111,10 +113,13 @@ def build(spec: AgentSpec, runtime: Runtime) -> Agent:
     """A complete :class:`Agent` for ``spec`` in ``runtime`` (the
     :class:`~skilldeck.agent.spec.AgentFactory` sub-agents are given). Raises
     SkillNotFoundError, PolicyError (invalid skill set) or ConfigError."""
-    settings = runtime.settings
-    definition = resolve_definition(settings, spec.definition)
-    model = pick_model(settings, definition, spec.model)
+    definition = resolve_definition(runtime.settings, spec.definition)
+    model = pick_model(runtime.settings, definition, spec.model)
     model_spec = normalise_spec(model) if isinstance(model, str) else model.name
+    # the settings the agent (its tools, children, launch record) sees name the model
+    # it really uses: ``Settings.model`` is never a stale default beside ``--model``
+    settings = runtime.settings.model_copy(update={"model": model_spec})
+    runtime = replace(runtime, settings=settings)
     llm = _make_model(model, model_spec, settings, spec.base_url)
     registry = runtime.registry or SkillRegistry.discover(
         settings, roots=runtime.scan.roots, no_defaults=runtime.scan.no_defaults
@@ -188,7 +193,7 @@ def _agent(
         model_spec=model_spec,
         stream_text=spec.stream_text,
         on_event=runtime.on_event,
-        startup=preloader(toolset.composed, cwd=workdir),
+        startup=preloader(toolset.composed, spec.preload, settings=settings),
         owns_store=runtime.store is None,
         initial_state=dict(spec.initial_state or {}),
         parent_session=spec.parent_session,
@@ -266,6 +271,7 @@ def build_agent(
     only_tools: Sequence[str] | None = None,
     depth: int = 0,
     launch_extra: dict[str, Any] | None = None,
+    preload: SkillPreload | None = None,
 ) -> Agent:
     """A ready :class:`Agent`: :func:`build` with the spec and runtime these keywords
     describe. ``json_events`` turns off text deltas (whole texts only).
@@ -279,13 +285,16 @@ def build_agent(
 
     ``only_tools`` caps the tool set by name and ``depth`` places the agent below the
     main one (what ``resume`` restores); ``launch_extra`` adds to the launch record a
-    new session stores (a sub-agent's type, depth and roots).
+    new session stores (a sub-agent's type, depth and roots). ``preload`` says how the
+    composed skills are preloaded into each new session (default: all of them, no
+    arguments, notices as warnings), through the one load operation.
     """
     spec = AgentSpec(
         model=model,
         base_url=base_url,
         definition=agent,
         skills=tuple(skills),
+        preload=preload or SkillPreload(),
         name=agent_name,
         instructions=instructions,
         max_turns=max_turns,
@@ -325,9 +334,13 @@ def resolve_definition(
 def pick_model(
     settings: Settings, definition: AgentDefinition | None, explicit: str | Model | None = None
 ) -> str | Model:
-    """The model precedence, in one place: the caller's (``--model``), then the agent
-    definition's, then :func:`choose_model_spec` (config, ``SKILLDECK_MODEL``)."""
-    return explicit or (definition.model if definition else None) or choose_model_spec(settings)
+    """The model precedence, in one place (:func:`skilldeck.settings.precedence.resolve_model`):
+    the caller's (``--model``, or a ready ``Model``), then the agent definition's, then
+    config and ``SKILLDECK_MODEL`` as loaded into ``settings.model``."""
+    if explicit is not None and not isinstance(explicit, str):
+        return explicit
+    named = definition.model if definition else None
+    return resolve_model(settings, explicit=explicit or None, definition=named)
 
 
 def _manager_factory(

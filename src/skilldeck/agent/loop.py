@@ -23,7 +23,7 @@ import copy
 import functools
 import os
 import socket
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -64,10 +64,13 @@ from skilldeck.skills.policy.policy import ComposedSkill
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import ToolContext, ToolRegistry, ToolResult, ToolServices
 
-__all__ = ["HINT_META", "Agent", "Hinter", "Limits", "RunResult"]
+__all__ = ["HINT_META", "Agent", "Hinter", "Limits", "RunResult", "Startup"]
 
 #: (hint text, skill names) for a user message, or None
 Hinter = Callable[[str], "tuple[str, list[str]] | None"]
+#: the messages a new session starts with after its system prompt (preloaded skills),
+#: made in that session's own tool context (its gate vets their dynamic context)
+Startup = Callable[[ToolContext], Awaitable[list[Message]]]
 HINT_META = "skill-hint"
 
 
@@ -104,7 +107,7 @@ class Agent:
         model_spec: str | None = None,
         stream_text: bool = False,
         on_event: Callable[[Event], None] | None = None,
-        startup: Callable[[str], list[Message]] | None = None,
+        startup: Startup | None = None,
         owns_store: bool = False,
         initial_state: dict[str, Any] | None = None,
         parent_session: str | None = None,
@@ -159,7 +162,7 @@ class Agent:
         before the task.
         """
         if session_id is None:
-            run = self._start(task, preload)
+            run = await self._start(task, preload)
         else:
             run = self._continue(session_id, task, preload)
         async for event in self._drive(run):
@@ -357,11 +360,11 @@ class Agent:
 
     # ---- sessions -------------------------------------------------------------------
 
-    def _start(self, task: str, preload: Sequence[Message]) -> RunState:
+    async def _start(self, task: str, preload: Sequence[Message]) -> RunState:
         sid = new_session_id()
         run = RunState(sid, History(), self._make_ctx(sid, copy.deepcopy(self.initial_state)))
         system = self.system_prompt(task) if callable(self.system_prompt) else self.system_prompt
-        startup = self.startup(sid) if self.startup is not None else []
+        startup = await self.startup(run.ctx) if self.startup is not None else []
         first = [SystemMessage(content=system), *startup, *preload, *self._user_turn(run, task)]
         self.store.create(
             session_id=sid,

@@ -38,7 +38,7 @@ from skilldeck.tools.base import Tool, ToolServices
 if TYPE_CHECKING:
     from skilldeck.agent.loop import Agent
 
-__all__ = ["AgentFactory", "AgentSpec", "PermissionOptions", "Runtime", "Scan"]
+__all__ = ["AgentFactory", "AgentSpec", "PermissionOptions", "Runtime", "Scan", "SkillPreload"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,24 @@ class Scan:
 
 
 @dataclass(frozen=True)
+class SkillPreload:
+    """Which skills every new session of the agent starts with loaded, and with what
+    ``$ARGUMENTS``. Each body is loaded by the one load operation
+    (:func:`skilldeck.tools.skill_tool.load_in_context`) in the new session's own
+    context, so its `` !`cmd` `` dynamic context goes through the agent's own gate —
+    or the session does not start, with the reason (``run --skill``, a ``Task`` with
+    ``skills``, an agent definition's ``skills:``: one path for all)."""
+
+    #: skills of the agent's composed set to preload; empty: the whole set, in its
+    #: execution order (a name outside the set is a ConfigError when the agent is built)
+    skills: tuple[str, ...] = ()
+    #: what ``$ARGUMENTS`` is in each body (None: no arguments)
+    arguments: str | None = None
+    #: where a load's notices go (the sandbox fallback); None: a ``UserWarning``
+    on_warning: Callable[[str], None] | None = None
+
+
+@dataclass(frozen=True)
 class AgentSpec:
     """What an agent is. Every field has the default a plain ``build_agent`` call has."""
 
@@ -85,6 +103,8 @@ class AgentSpec:
     definition: str | AgentDefinition | None = None
     #: skills the run starts with (validated, composed; narrow the tools)
     skills: tuple[str, ...] = ()
+    #: how the composed skills are preloaded into each new session
+    preload: SkillPreload = SkillPreload()
     name: str | None = None
     instructions: str | None = None
     max_turns: int | None = None

@@ -11,25 +11,31 @@ be pointed at (``skills/hints.py`` builds the routing index on first use).
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
 from skilldeck.agent.context import SKILL_BODY_META
-from skilldeck.agent.loop import Hinter
+from skilldeck.agent.loop import Hinter, Startup
 from skilldeck.agent.prompt import build_system_prompt, load_memory, wrap_data
+from skilldeck.agent.spec import SkillPreload
 from skilldeck.config import Settings
+from skilldeck.errors import ConfigError
 from skilldeck.llm.messages import Message, UserMessage
-from skilldeck.skills.execution import render_available_skills, render_level2
+from skilldeck.skills.execution import render_available_skills
+from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.policy.policy import ComposedSkill
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.skills.routing import registry_hinter, registry_ranking
+from skilldeck.tools.base import ToolContext
 from skilldeck.tools.memory import memory_folder as _memory_path
-from skilldeck.tools.skill_tool import cap_text
+from skilldeck.tools.skill_tool import cap_text, load_in_context
 
 __all__ = [
     "BODY_CAP",
     "RANK_K",
     "Hinter",
+    "Startup",
     "hinter",
     "memory_folder",
     "preloader",
@@ -108,24 +114,57 @@ def hinter(settings: Settings, registry: SkillRegistry, *, enabled: bool | None)
 
 
 def preloader(
-    composed: ComposedSkill | None, *, cwd: Path
-) -> Callable[[str], list[Message]] | None:
-    """``--skill NAME``: level-2 bodies of the composed set, in its execution order."""
+    composed: ComposedSkill | None, preload: SkillPreload, *, settings: Settings
+) -> Startup | None:
+    """The skills a new session starts with: level-2 bodies of the composed set (or of
+    the names ``preload`` picks from it, in its execution order), each loaded by the
+    one load operation (:func:`~skilldeck.tools.skill_tool.load_in_context`) in the new
+    session's context — substitutions, and dynamic context vetted by the session's own
+    gate. A load that is refused or fails stops the session before it starts
+    (PermissionDeniedError or the command's error, with the reason). Raises
+    ConfigError now when ``preload`` names a skill outside the composed set."""
     if composed is None:
-        return None
-    chosen = list(composed.skills)
-
-    def preload(session_id: str) -> list[Message]:
-        return [
-            skill_body_message(
-                s.name,
-                render_level2(s, session_id=session_id, project_dir=cwd),
-                source=str(s.skill_md),
+        if preload.skills:
+            raise ConfigError(
+                f"Cannot preload {', '.join(preload.skills)}: the agent has no skill set; "
+                "give the skills to the agent as well."
             )
-            for s in chosen
-        ]
+        return None
+    chosen = _chosen(composed, preload.skills)
 
-    return preload
+    async def preload_all(ctx: ToolContext) -> list[Message]:
+        messages: list[Message] = []
+        for skill in chosen:
+            loaded = await load_in_context(skill, preload.arguments, ctx, settings=settings)
+            loaded.raise_for_status()
+            for warning in loaded.warnings:
+                _warn(preload, warning)
+            source = str(skill.skill_md)
+            messages.append(skill_body_message(skill.name, loaded.text, source=source))
+        return messages
+
+    return preload_all
+
+
+def _chosen(composed: ComposedSkill, names: tuple[str, ...]) -> list[Skill]:
+    """The composed skills ``names`` picks (all when empty), in execution order."""
+    if not names:
+        return list(composed.skills)
+    wanted = {name.partition("@")[0] for name in names}
+    missing = sorted(wanted - {s.name for s in composed.skills})
+    if missing:
+        raise ConfigError(
+            f"Cannot preload {', '.join(missing)}: not in the agent's skill set "
+            f"({', '.join(composed.names) or 'empty'})."
+        )
+    return [s for s in composed.skills if s.name in wanted]
+
+
+def _warn(preload: SkillPreload, message: str) -> None:
+    if preload.on_warning is not None:
+        preload.on_warning(message)
+    else:
+        warnings.warn(message, UserWarning, stacklevel=2)
 
 
 def skill_body_message(

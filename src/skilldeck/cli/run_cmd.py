@@ -222,25 +222,28 @@ class AgentRequest:
     keywords: dict[str, Any]
 
     def build(self, **kwargs: Any) -> Agent:
-        """``build_agent`` with ``kwargs`` added: the model is ``--model``, then the agent
-        definition's, then config; an invalid ``--skill`` set exits 1 with its
-        diagnostics and its warnings go to stderr."""
-        from skilldeck.agent.builder import build_agent, choose_model_spec, resolve_definition
+        """``build_agent`` with ``kwargs`` added. The builder decides the model
+        (``--model``, then the agent definition's, then config) and preloads the
+        ``--skill`` bodies through the one load operation, their notices to stderr; an
+        invalid ``--skill`` set exits 1 with its diagnostics and its warnings go to
+        stderr."""
+        from skilldeck.agent.builder import SkillPreload, build_agent
 
-        definition = resolve_definition(self.settings, self.agent_name)
-        spec = (
-            self.model
-            or (definition.model if definition else None)
-            or choose_model_spec(self.settings)
-        )
+        def notice(message: str) -> None:
+            sys.stderr.write(f"warning: {message}\n")
+
         with policy_errors():
             agent = build_agent(
-                self.settings, model=spec, agent=definition, **self.keywords, **kwargs
+                self.settings,
+                model=self.model,
+                agent=self.agent_name,
+                preload=SkillPreload(on_warning=notice),
+                **self.keywords,
+                **kwargs,
             )
         if agent.composed is not None:
             for warning in agent.composed.warnings:
                 sys.stderr.write(f"warning: {warning.code} {warning.message}\n")
-            agent.startup = skill_preloader(agent)
         return agent
 
 

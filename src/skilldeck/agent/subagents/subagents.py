@@ -68,7 +68,13 @@ from skilldeck.agent.subagents.task_tools import (
 )
 from skilldeck.agent.toolset import BOUND, SPAWNING, narrow, read_only_policy, type_policy
 from skilldeck.config import Settings
-from skilldeck.errors import ConfigError, PolicyError, SkillNotFoundError, ToolError
+from skilldeck.errors import (
+    ConfigError,
+    PolicyError,
+    SkilldeckError,
+    SkillNotFoundError,
+    ToolError,
+)
 from skilldeck.llm.messages import Model
 from skilldeck.skills.model.diagnostics import Diagnostic, Severity
 from skilldeck.skills.policy.policy import ComposedSkill, ToolPolicy
@@ -450,6 +456,9 @@ class SubagentManager:
         try:
             result = await agent.run(task)
             outcome = await self._enforce_contract(agent, result, composed, definition, task_id)
+        except SkilldeckError as e:  # e.g. a preloaded skill refused: the child never ran
+            why = f"{type(e).__name__}: {e}"
+            outcome = SubagentOutcome(task_id, definition.name, "error", why)
         finally:
             agent.close()
         if emit is not None:
