@@ -28,7 +28,12 @@ from pydantic import BaseModel, Field
 from skilldeck.errors import SkilldeckError
 from skilldeck.llm.messages import ToolSpec
 from skilldeck.mcp.catalog import LOAD_SKILL_INTRO, list_skills_payload, resource_text
-from skilldeck.skills.execution import CommandGate, load_skill_for_use, render_available_skills
+from skilldeck.skills.execution import (
+    CommandGate,
+    ScriptRunner,
+    load_skill_for_use,
+    render_available_skills,
+)
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
@@ -161,8 +166,6 @@ class RunSkillScriptTool(_CatalogTool):
     Input: ClassVar[type[BaseModel]] = RunSkillScriptInput
 
     async def answer(self, input: Any, ctx: ToolContext) -> ToolResult:
-        from skilldeck.skills.execution import ScriptRunner
-
         skill = self._skill(input.name)
         runner = ScriptRunner(ctx.settings, session_id=ctx.session_id, workspace=ctx.workspace)
         result = await runner.run(skill, input.input)

@@ -15,6 +15,7 @@ from mcp_types import Resource as MCPResource
 
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.routing import registry_matches
 
 LOAD_SKILL_INTRO = (
     "Load a skill: returns its instructions (SKILL.md body, with `args` substituted for "
@@ -59,13 +60,13 @@ def list_skills_payload(
 def _rank(
     registry: SkillRegistry, skills: list[Skill], query: str, limit: int
 ) -> list[tuple[Skill, float]]:
-    """helper R's BM25 matcher when it is installed, else plain word overlap."""
+    """The BM25F matcher (imported on the first ranked listing), else plain word
+    overlap when it cannot be imported."""
     try:
-        from skilldeck.skills.routing import SkillMatcher
+        matches = registry_matches(registry, query, k=limit)
     except ImportError:
         return _overlap_rank(skills, query, limit)
     available = {s.name for s in skills}
-    matches = SkillMatcher.for_registry(registry).rank(query, k=limit)
     return [(m.skill, float(m.score)) for m in matches if m.name in available]
 
 

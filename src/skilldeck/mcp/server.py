@@ -68,7 +68,12 @@ from skilldeck.mcp.catalog import (
     skill_prompt,
     skill_resources,
 )
-from skilldeck.skills.execution import LoadedSkill, load_skill_for_use, render_available_skills
+from skilldeck.skills.execution import (
+    LoadedSkill,
+    ScriptRunner,
+    load_skill_for_use,
+    render_available_skills,
+)
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.registry import SkillRegistry
 
@@ -249,8 +254,6 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
         result. Runs sandboxed, with a timeout and a scrubbed environment."""
         if not self.allow_scripts:
             raise ToolError(SCRIPTS_DISABLED)
-        from skilldeck.skills.execution import ScriptRunner
-
         skill = await self._off_loop(self._skill, name)
         runner = ScriptRunner(self.registry.settings, session_id="mcp")
         try:

@@ -66,6 +66,7 @@ from skilldeck.skills.execution import (
 from skilldeck.skills.model.skill import Skill, SkillKind
 from skilldeck.skills.model.spec import call_name
 from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.routing import registry_matches
 from skilldeck.skills.rules import parse_rules
 from skilldeck.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
 
@@ -237,9 +238,10 @@ class SkillTool(Tool):
         return ToolResult(content="\n".join(lines), data={"matches": matches})
 
     def _rank(self, query: str, k: int = 10) -> list[tuple[Skill, float]]:
-        """BM25 ranking from skills.match; keyword overlap when it is not installed."""
+        """BM25 ranking (the matcher is imported on the first search); keyword overlap
+        when it cannot be imported."""
         try:
-            from skilldeck.skills.routing import SkillMatcher
+            matches = registry_matches(self.registry, query, k=k)
         except ImportError:
             scored = [
                 (s, keyword_score(query, f"{s.name.replace('-', ' ')} {s.description}"))
@@ -247,9 +249,7 @@ class SkillTool(Tool):
             ]
             scored.sort(key=lambda pair: -pair[1])
             return [(s, score) for s, score in scored[:k] if score > 0]
-        return [
-            (m.skill, m.score) for m in SkillMatcher.for_registry(self.registry).rank(query, k=k)
-        ]
+        return [(m.skill, m.score) for m in matches]
 
     # ---- the three kinds ---------------------------------------------------------------
 

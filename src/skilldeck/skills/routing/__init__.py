@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         HINT_OPEN,
         hint_from_settings,
         registry_hinter,
+        registry_matches,
         registry_ranking,
         skill_hint,
     )
@@ -49,6 +50,7 @@ _HOME: dict[str, str] = {
     "HINT_OPEN": "hints",
     "hint_from_settings": "hints",
     "registry_hinter": "hints",
+    "registry_matches": "hints",
     "registry_ranking": "hints",
     "skill_hint": "hints",
 }
@@ -65,6 +67,7 @@ __all__ = [
     "hint_from_settings",
     "rank_for_disclosure",
     "registry_hinter",
+    "registry_matches",
     "registry_ranking",
     "skill_fields",
     "skill_hint",

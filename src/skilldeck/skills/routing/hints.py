@@ -13,10 +13,12 @@ Nothing is added when nothing passes the threshold, so ordinary chat stays clean
 Scores are the matcher's normalised scores in [0, 1] (see ``skills/match.py``);
 config: ``[skills.hints] enabled, k, threshold``.
 
-Routing is paid only when it is used: :func:`registry_hinter` and
-:func:`registry_ranking` import the matcher (numpy, the BM25F index, code skills'
-``can_handle``) on the first message that needs a ranking, and a message is not
-ranked at all when the registry holds no skill a hint could name.
+Routing is paid only when it is used: :func:`registry_hinter`,
+:func:`registry_ranking` and :func:`registry_matches` import the matcher (numpy, the
+BM25F index, code skills' ``can_handle``) on the first message that needs a ranking,
+and a message is not ranked at all when the registry holds no skill a hint could
+name. This module is the one place that import happens, so the Skill tool's search
+and the MCP catalog rank through it too and import nothing heavy themselves.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ __all__ = [
     "HINT_OPEN",
     "hint_from_settings",
     "registry_hinter",
+    "registry_matches",
     "registry_ranking",
     "skill_hint",
 ]
@@ -119,10 +122,17 @@ def registry_ranking(registry: RegistryLike, task: str, *, k: int) -> list[str]:
     return [m.name for m in _matcher(registry).rank(task, k=k)]  # rank_for_disclosure
 
 
+def registry_matches(registry: RegistryLike, query: str, *, k: int) -> list[Match]:
+    """The ``k`` best skills of ``registry`` for ``query``, best first (skills scoring 0
+    left out); the matcher is imported on this first call. Raises ImportError when the
+    matcher cannot be imported (callers fall back to plain word overlap)."""
+    return list(_matcher(registry).rank(query, k=k))
+
+
 def _matcher(registry: RegistryLike) -> Ranker:
-    # lazy: numpy and the BM25F index cost ~50 ms of imports; a run that never hints
-    # or ranks must not pay them
-    from skilldeck.skills.routing.match import SkillMatcher
+    """The registry's matcher; numpy and the BM25F index (~50 ms of imports) are paid
+    only by a run that hints or ranks."""
+    from skilldeck.skills.routing.match import SkillMatcher  # lazy: numpy, BM25F index
 
     return SkillMatcher.for_registry(registry)
 

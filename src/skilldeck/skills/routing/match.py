@@ -38,8 +38,10 @@ from weakref import WeakKeyDictionary
 import numpy as np
 
 from skilldeck._atomic import atomic_write_bytes
+from skilldeck.errors import SkilldeckError
 from skilldeck.skills.model.skill import Skill, SkillKind
 from skilldeck.skills.routing._bm25f import F32, BM25FIndex, BM25FParams
+from skilldeck.skills.routing._embeddings import Embedder, load_embedder, reciprocal_rank_fusion
 from skilldeck.skills.routing._lexicon import looks_foreign, tokenize_query
 from skilldeck.skills.routing._match_index import (
     cache_key,
@@ -53,7 +55,6 @@ from skilldeck.skills.routing.tokenize import fold
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
-    from skilldeck.skills.routing._embeddings import Embedder
 
 __all__ = [
     "CAN_HANDLE_WEIGHT",
@@ -217,8 +218,6 @@ class SkillMatcher:
         ]
 
     def _rank_with_embeddings(self, query: str, scores: F32, k: int) -> list[Match]:
-        from skilldeck.skills.routing._embeddings import reciprocal_rank_fusion
-
         assert self._embedder is not None
         if self._vectors is None:
             self._vectors = self._skill_vectors(self._embedder)
@@ -301,8 +300,9 @@ def _code_skill_handlers(skills: Sequence[Skill], settings: Settings) -> dict[st
     code = [s for s in skills if s.kind is SkillKind.CODE]
     if not code:
         return {}
-    from skilldeck.errors import SkilldeckError
-    from skilldeck.skills.code import load_code_skill
+    # code skills bring pydantic settings, anyio and the sandbox (~250 ms of imports):
+    # paid only when the catalog holds a code skill
+    from skilldeck.skills.code import load_code_skill  # lazy: ~250 ms, code skills only
 
     handlers: dict[str, Handler] = {}
     for skill in code:
@@ -320,8 +320,6 @@ def _default_embedder() -> Embedder | None:
     """The packaged embedder, loaded once per process; None (with a warning) if the
     ``[embeddings]`` extra is missing."""
     if not _EMBEDDER:
-        from skilldeck.skills.routing._embeddings import load_embedder
-
         try:
             _EMBEDDER.append(load_embedder())
         except ImportError as e:
