@@ -89,8 +89,18 @@ class ParseFeed:
     """
 
     def __init__(
-        self, root: str, *, source: SkillSource, root_path: Path, strict: bool, workers: int
+        self,
+        root: str,
+        *,
+        source: SkillSource,
+        root_path: Path,
+        strict: bool,
+        workers: int,
+        parse: Callable[..., Discovered],
     ) -> None:
+        """``parse`` is discovery's per-file loader (``load_for_discovery``'s
+        signature), handed in so this module imports no format code of its own."""
+        self._parse = parse
         self._prefix = root.rstrip(os.sep) + os.sep
         self._source, self._root, self._strict = source, root_path, strict
         self._max_children = max(workers - 1, 0)
@@ -176,8 +186,7 @@ class ParseFeed:
         # for a system without /proc, where that sweep cannot list them).
         with contextlib.suppress(OSError):
             os.close(self._write_fd)
-        from skilldeck.skills.format import load_for_discovery
-
+        load_for_discovery = self._parse
         prefix, source, root, strict = self._prefix, self._source, self._root, self._strict
         out: list[Any] = []
         while (message := _take(self._read_fd)) is not None:

@@ -52,6 +52,7 @@ import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import skilldeck
 from skilldeck.skills.discovery._blob import SnapshotBlob, encode_stored
 from skilldeck.skills.discovery._sealed import seal, unseal
 from skilldeck.skills.discovery.walk import Tree, link_state
@@ -189,11 +190,9 @@ class RootSnapshot:
 
 def _format_key(strict: bool) -> str:
     """What a snapshot's validity depends on besides the files themselves."""
-    from skilldeck import __version__
-
     # the Python version too: the blob is marshal data
     python = "{}.{}".format(*sys.version_info[:2])
-    return f"{FORMAT}|{__version__}|{python}|{int(strict)}|{_code_stamp()}"
+    return f"{FORMAT}|{skilldeck.__version__}|{python}|{int(strict)}|{_code_stamp()}"
 
 
 #: the subpackages whose code shapes a snapshot's records

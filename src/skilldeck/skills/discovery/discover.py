@@ -301,13 +301,18 @@ def _feed(
     cached, ``workers`` other than 1, forking safe here), else nothing."""
     if cached or workers == 1:
         return contextlib.nullcontext()
-    from skilldeck.skills.discovery import _parallel
+    from skilldeck.skills.discovery import _parallel  # lazy: forking helpers, cold scans only
 
     limit = _parallel.worker_limit(workers)
     if limit < 2:
         return contextlib.nullcontext()
     return _parallel.ParseFeed(
-        str(root.path), source=root.source, root_path=root.path, strict=strict, workers=limit
+        str(root.path),
+        source=root.source,
+        root_path=root.path,
+        strict=strict,
+        workers=limit,
+        parse=_parse,
     )
 
 

@@ -293,12 +293,10 @@ class Skill:
     def metadata(self) -> SkillMetadata:
         meta = self._metadata
         if meta is None:
-            from skilldeck.skills.model.spec import (
-                SkillMetadata,
-            )  # lazy: pydantic; warm listings never build it
+            from skilldeck.skills.model import spec  # lazy: pydantic; warm listings skip it
 
             try:
-                meta = SkillMetadata.model_validate(self._stored_fields())
+                meta = spec.SkillMetadata.model_validate(self._stored_fields())
             except ValueError:  # pydantic's ValidationError: a damaged stored record
                 meta = self._reload().metadata
             self._metadata = meta

@@ -56,7 +56,7 @@ class SkillRegistry:
 
     def __init__(self, settings: Settings | None = None) -> None:
         if settings is None:
-            from skilldeck.config import load_settings
+            from skilldeck.config import load_settings  # lazy: pydantic settings
 
             settings = load_settings()
         self.settings = settings

@@ -232,7 +232,12 @@ def test_a_full_queue_leaves_the_rest_to_the_caller(
 
 def test_long_paths_travel_fewer_to_a_message_and_the_longest_stay_behind() -> None:
     feed = _parallel.ParseFeed(
-        "/r", source=SkillSource.ROOT, root_path=Path("/r"), strict=False, workers=2
+        "/r",
+        source=SkillSource.ROOT,
+        root_path=Path("/r"),
+        strict=False,
+        workers=2,
+        parse=validate.load_for_discovery,
     )
     sent: list[bytes] = []
     feed._put = lambda message: sent.append(message) is None  # type: ignore[method-assign]
