@@ -340,8 +340,12 @@ class SkillTool(Tool):
         return _GatedDispatcher(self._tool_registry(), ctx, self, skill)
 
     def _tool_registry(self) -> ToolRegistry:
+        """The tools a code skill may call: the agent's registry, or (a Skill tool used
+        alone, as ``skills run`` does) the built-in tools, imported only then — they
+        bring httpx and the web and Bash tools, ~80 ms that the integrations and a
+        plain skill's ``skills run`` never need."""
         if self.tools is None:
-            from skilldeck.tools.builtin import builtin_tools
+            from skilldeck.tools.builtin import builtin_tools  # lazy: httpx, web/Bash tools
 
             self.tools = ToolRegistry([*builtin_tools(), self])
         return self.tools
