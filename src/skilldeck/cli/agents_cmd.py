@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from skilldeck.agent.subagents import discover_agents
 from skilldeck.cli.common import JsonOption, fail, print_json, stderr_console, stdout_console
+from skilldeck.errors import SkillNotFoundError
+from skilldeck.settings import load_settings
 
 if TYPE_CHECKING:
     from skilldeck.agent.subagents import AgentCatalog, AgentDefinition
@@ -28,9 +31,6 @@ def register(app: typer.Typer) -> None:
 
 
 def _catalog(cwd: Path | None) -> AgentCatalog:
-    from skilldeck.agent.subagents import discover_agents
-    from skilldeck.config import load_settings
-
     workspace = (cwd or Path.cwd()).expanduser().resolve()
     return discover_agents(load_settings(workspace=workspace))
 
@@ -79,8 +79,6 @@ def show_agent(
     json_: JsonOption = False,
 ) -> None:
     """One definition in full, with its instructions (the system prompt body)."""
-    from skilldeck.errors import SkillNotFoundError
-
     catalog = _catalog(cwd)
     _report_problems(catalog)
     try:

@@ -12,14 +12,24 @@ Commands: ``/skills``, ``/skill NAME [args]`` (load a skill by hand and send arg
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Annotated, Any
 
+import anyio
 import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.text import Text
 
+from skilldeck.agent.builder import skill_body_message
+from skilldeck.agent.events import DoneEvent
+from skilldeck.agent.pending import Pending
+from skilldeck.agent.permissions import SkillAwareGate
 from skilldeck.cli.chat_input import LineReader, PromptReader, StdinReader, sigint_cancels
 from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption
+from skilldeck.cli.render import APPROVAL_CHOICES, approval_panel, parse_approval, questions_text
 from skilldeck.cli.run_cmd import (
     AgentOption,
     AllowOption,
@@ -37,16 +47,16 @@ from skilldeck.cli.run_cmd import (
     make_renderer,
 )
 from skilldeck.cli.skills import invalid_lines
-from skilldeck.config import skilldeck_home
+from skilldeck.errors import SkillError
+from skilldeck.settings import skilldeck_home
+from skilldeck.tools.base import ToolContext, ToolServices
+from skilldeck.tools.skill_tool import load_in_context
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
-    from skilldeck.agent.events import DoneEvent, Event
+    from skilldeck.agent.events import Event
     from skilldeck.agent.loop import Agent
     from skilldeck.agent.permissions import Approval, ApprovalRequest
     from skilldeck.llm.messages import Message
-    from skilldeck.tools.base import ToolContext
 
 HELP = """\
 /skills              list the skills available in this session
@@ -83,9 +93,6 @@ def chat(
     ask: AskOption = None,
     deny: DenyOption = None,
 ) -> None:
-    import anyio
-    from rich.console import Console
-
     tty = sys.stdin.isatty()
     console = Console(stderr=json_)
     if session:  # a continued session runs as it was launched; flags only narrow it
@@ -169,8 +176,6 @@ class Repl:
 
     async def send(self, text: str, preload: Sequence[Message] = ()) -> None:
         """One turn (and any pauses it needs); Ctrl-C cancels the turn, not the chat."""
-        import anyio
-
         with anyio.CancelScope() as scope, sigint_cancels(scope):
             await self._turn(text, preload)
         if scope.cancelled_caught:
@@ -187,8 +192,6 @@ class Repl:
     def _after_cancel(self) -> None:
         """Say so, stop background sub-agents, and keep the (cancelled) session so the
         next message continues the same conversation."""
-        import os
-
         agent = self._agent()
         cancel_subagents(agent)()
         if self.session_id is None:  # the turn that was cancelled started the session
@@ -205,9 +208,6 @@ class Repl:
         )
 
     async def _continue_paused(self, done: DoneEvent) -> DoneEvent:
-        from skilldeck.agent.pending import Pending
-        from skilldeck.cli.render import parse_approval
-
         agent = self._agent()
         raw = agent.store.get(done.session_id).pending
         pending = Pending.from_dict(raw) if raw else None
@@ -223,8 +223,6 @@ class Repl:
         )
 
     async def render(self, stream: AsyncIterator[Event]) -> DoneEvent:
-        from skilldeck.agent.events import DoneEvent
-
         renderer = make_renderer(json_=self.json_, console=self.console)
         last: DoneEvent | None = None
         try:
@@ -242,17 +240,11 @@ class Repl:
     async def approve(self, request: ApprovalRequest) -> Approval:
         """Tool, input preview, then allow once / allow always / deny; "always" makes the
         loop remember it for the rest of the session."""
-        from skilldeck.cli.render import APPROVAL_CHOICES, approval_panel, parse_approval
-
         self.console.print(approval_panel(request))
         self.console.print(f"{APPROVAL_CHOICES}: ", end="", highlight=False, markup=False)
         return parse_approval(await self.reader.read("") or "")
 
     async def ask_user(self, questions: list[dict[str, Any]]) -> str:
-        from rich.panel import Panel
-
-        from skilldeck.cli.render import questions_text
-
         self.console.print(
             Panel(
                 questions_text(questions),
@@ -288,8 +280,6 @@ class Repl:
     def _list_skills(self) -> None:
         """The skills ``/skill`` can load here; the ones it cannot are counted, not
         listed (``skills list --all`` says why each one is left out)."""
-        from rich.text import Text
-
         registry = self._agent().skills
         every = registry.list(include_disabled=True) if registry is not None else []
         usable = [s for s in every if s.enabled and s.unavailable_reason is None]  # machine
@@ -315,10 +305,6 @@ class Repl:
     async def _invoke_skill(self, rest: str) -> None:
         """Load a skill by hand through the one load operation (the Skill tool's): the
         same substitutions, dynamic context vetted by this session's gate, grants."""
-        from skilldeck.agent.builder import skill_body_message
-        from skilldeck.errors import SkillError
-        from skilldeck.tools.skill_tool import load_in_context
-
         agent = self._agent()
         name, _, raw_args = rest.partition(" ")
         args = raw_args.strip() or None
@@ -362,8 +348,6 @@ class Repl:
         """This session's tool context (its gate and sandbox state). Before the first
         message: one over the state the session will start with (``seed``: that very
         state, so what is written there carries into the session; else a copy)."""
-        from skilldeck.tools.base import ToolContext, ToolServices
-
         agent = self._agent()
         if self.session_id is not None:
             return agent.tool_context(self.session_id)
@@ -378,8 +362,6 @@ class Repl:
     def _preapprove(self, allowed: list[str], forbidden: list[str]) -> None:
         """As when the model loads a skill with the Skill tool: its allowed-tools are
         pre-approved and its forbidden tools denied for the rest of the session."""
-        from skilldeck.agent.permissions import SkillAwareGate
-
         agent = self._agent()
         if not isinstance(agent.gate, SkillAwareGate):
             return

@@ -4,9 +4,10 @@ Commands are thin: parse options, call the library, render. Anything more belong
 the library.
 
 Every command imports this module, so it imports nothing heavy itself: the settings
-(pydantic and pydantic-settings, about 0.17 s of CPU) are imported by the commands
-that read them, through :func:`settings_from_cli`, and rich only for human output
-(``skills validate`` reads no settings: ``python -m bench startup``).
+and the registry (pydantic and pydantic-settings, about 0.17 s of CPU) live in
+:mod:`skilldeck.cli.workspace`, imported by the commands that read them, and rich is
+imported only for human output (``skills validate`` reads no settings: ``python -m
+bench startup``).
 """
 
 from __future__ import annotations
@@ -14,23 +15,9 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import typer
-
-from skilldeck.errors import ConfigError
-from skilldeck.trust import (
-    assess_workspace,
-    describe_workspace,
-    ignored_paths,
-    never_trusted_implicitly,
-    trust_folder,
-    untrusted_message,
-)
-
-if TYPE_CHECKING:
-    from skilldeck.config import Settings
-    from skilldeck.skills.registry import SkillRegistry
 
 RootOption = Annotated[
     list[Path] | None,
@@ -40,13 +27,6 @@ NoDefaultsOption = Annotated[
     bool, typer.Option("--no-defaults", help="Scan only the --root directories.")
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
-
-
-def settings_from_cli(**overrides: Any) -> Settings:
-    """The settings, with ``overrides`` on top."""
-    from skilldeck.config import load_settings  # lazy: pydantic-settings, ~0.17 s
-
-    return load_settings(**overrides)
 
 
 def print_json(data: Any) -> None:
@@ -85,44 +65,3 @@ def check_roots(roots: list[Path] | None, no_defaults: bool) -> None:
             fail(f"--root {root}: not a folder.", code=2)
     if no_defaults and not roots:
         fail("--no-defaults needs at least one --root.", code=2)
-
-
-def discover_registry(
-    roots: list[Path] | None, no_defaults: bool, **overrides: Any
-) -> SkillRegistry:
-    """The registry ``--root``/``--no-defaults`` describe, with settings ``overrides``."""
-    check_roots(roots, no_defaults)
-    from skilldeck.skills.registry.registry import SkillRegistry  # lazy: only commands that list
-
-    return SkillRegistry.discover(
-        settings_from_cli(**overrides), roots=list(roots or ()), no_defaults=no_defaults
-    )
-
-
-def offer_trust(workspace: Path) -> None:
-    """Ask once, at a terminal, whether to trust an untrusted ``workspace`` that has a
-    config or skills of its own, showing what they set (``chat``, ``run``). Never asks
-    when stdin or stderr is not a terminal, for ``/`` or the home folder, or when
-    there is nothing to trust; "no" (the default) leaves the files ignored."""
-    if not (sys.stdin.isatty() and sys.stderr.isatty()):
-        return
-    from skilldeck.config import skilldeck_home  # lazy: pydantic-settings, ~0.17 s
-
-    home = skilldeck_home()
-    shown = assess_workspace(workspace, home)
-    if never_trusted_implicitly(shown.workspace) or not ignored_paths(shown, home):
-        return
-    err = sys.stderr
-    err.write(f"{untrusted_message(shown, home)}.\n")
-    err.write("\n".join(describe_workspace(shown, home)) + "\n")
-    err.write("Trust this folder? Its config and skills then take effect. [y/N] ")
-    err.flush()
-    answer = sys.stdin.readline().strip().lower()
-    if answer not in ("y", "yes"):
-        err.write("Not trusted: running without them (`skilldeck trust` to change that).\n")
-        return
-    try:
-        trust_folder(shown.workspace, home, expect=shown)
-    except ConfigError as e:
-        fail(str(e))
-    err.write(f"Trusted {shown.workspace}.\n")

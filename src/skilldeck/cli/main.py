@@ -9,8 +9,9 @@ answers. So (measured by ``python -m bench startup``, against skills-ref's
 * ``--help`` (or no argument, or an unknown command) lists the command groups and
   root commands from the tables below without importing any command module;
 * ``skilldeck WORD …`` imports only the command modules registered under ``WORD``;
-* ``skills list --json`` does not build the app at all: see
-  :mod:`skilldeck.cli.skills.fastpath` (typer itself is imported only past that point);
+* ``skills list --json``, ``skills validate PATH…`` and ``skills match QUERY`` in
+  their plain shapes do not build the app at all: see :data:`_FAST_PATHS` (typer
+  itself is imported only past that point);
 * help and usage errors are click's plain text (``rich_markup_mode=None``): typer's
   rich panels import rich's markdown and traceback machinery, about 0.15 s of CPU
   for every ``--help`` and every misspelt option.
@@ -38,6 +39,7 @@ _GROUPS: dict[str, tuple[str, list[str]]] = {
         "Discover, validate, show, run and package skills.",
         [
             "skilldeck.cli.skills.skills_cmd",
+            "skilldeck.cli.skills.skills_validate_cmd",
             "skilldeck.cli.skills.skills_exec_cmd",
             "skilldeck.cli.skills.skills_match_cmd",
             "skilldeck.cli.skills.skills_pkg_cmd",
@@ -67,9 +69,10 @@ _ROOT_COMMANDS: dict[str, tuple[str, str]] = {
 _GROUP_COMMANDS: dict[str, dict[str, str]] = {
     "skills": {
         **dict.fromkeys(
-            ("list", "validate", "show", "prompt", "enable", "disable", "new"),
+            ("list", "show", "prompt", "enable", "disable", "new"),
             "skilldeck.cli.skills.skills_cmd",
         ),
+        "validate": "skilldeck.cli.skills.skills_validate_cmd",
         **dict.fromkeys(("run", "audit"), "skilldeck.cli.skills.skills_exec_cmd"),
         "match": "skilldeck.cli.skills.skills_match_cmd",
         **dict.fromkeys(
@@ -78,6 +81,14 @@ _GROUP_COMMANDS: dict[str, dict[str, str]] = {
         ),
         "trust": "skilldeck.cli.skills.skills_trust_cmd",
     },
+}
+#: ``skills WORD`` → the module whose ``try_fast(argv)`` answers its plain shapes
+#: without typer, rich or pydantic (an exit code), or declines (None) and the typer
+#: app runs. Each module's docstring says which shapes, and the benchmark it answers to.
+_FAST_PATHS: dict[str, str] = {
+    "list": "skilldeck.cli.skills.fastpath",
+    "validate": "skilldeck.cli.skills.fast_validate",
+    "match": "skilldeck.cli.skills.fast_match",
 }
 _HELP = "A runtime for Agent Skills: discover, validate, run and compose skills."
 _VERSION_FLAGS = ("--version", "-V")
@@ -210,13 +221,12 @@ def main() -> None:
         _print_version()  # before typer: a version check must cost nothing
         return
     _config_warnings_as_lines()
-    if argv[:2] == ["skills", "list"]:
-        from skilldeck.cli.skills.fastpath import try_fast  # lazy: the command's own fast path
-
-        # The process ends right after the listing: the cyclic collector would only
-        # walk the thousands of objects it built, which reference counting frees.
+    fast = _FAST_PATHS.get(argv[1]) if argv[:1] == ["skills"] and len(argv) > 1 else None
+    if fast is not None:
+        # The process ends right after the answer: the cyclic collector would only
+        # walk the thousands of objects discovery built, which reference counting frees.
         gc.disable()
-        code = try_fast(argv)
+        code = importlib.import_module(fast).try_fast(argv)
         if code is not None:
             raise SystemExit(code)
         gc.enable()

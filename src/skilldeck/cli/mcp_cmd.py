@@ -13,9 +13,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
+import anyio
 import typer
 
-from skilldeck.cli.common import NoDefaultsOption, RootOption, fail, settings_from_cli
+from skilldeck.cli.common import NoDefaultsOption, RootOption, fail
+from skilldeck.cli.workspace import settings_from_cli
+from skilldeck.mcp.server import build_server
+from skilldeck.skills.registry import SkillRegistry
 
 
 class Transport(StrEnum):
@@ -46,11 +50,6 @@ def serve_cmd(
 ) -> None:
     """Serve skills over MCP: tools list_skills, load_skill, read_skill_resource
     (and run_skill_script when allowed), skill:// resources, and prompts."""
-    import anyio
-
-    from skilldeck.mcp.server import build_server
-    from skilldeck.skills.registry import SkillRegistry
-
     _check_roots(root or [], no_defaults)
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)
     settings = settings_from_cli()

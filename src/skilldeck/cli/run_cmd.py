@@ -25,28 +25,44 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import anyio
+import anyio.to_thread
 import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.prompt import Prompt
 
+from skilldeck.agent.events import DoneEvent
+from skilldeck.agent.permissions.permissions import MODES
+from skilldeck.agent.store import SessionStore, build_agent_for_session, session_settings
 from skilldeck.cli.common import (
     JsonOption,
     NoDefaultsOption,
     RootOption,
     check_roots,
     fail,
-    offer_trust,
     print_jsonl,
 )
+from skilldeck.cli.render import (
+    APPROVAL_CHOICES,
+    JsonRenderer,
+    RichRenderer,
+    approval_panel,
+    exit_code,
+    parse_approval,
+    paused_help,
+)
+from skilldeck.cli.workspace import offer_trust
+from skilldeck.errors import ConfigError, PolicyError, SessionError, SkilldeckError
+from skilldeck.settings import load_settings, skilldeck_home
+from skilldeck.skills.rules import parse_rules
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
-    from skilldeck.agent.events import DoneEvent, Event
+    from skilldeck.agent.events import Event
     from skilldeck.agent.loop import Agent
     from skilldeck.agent.permissions.gate import Approval, ApprovalRequest, Approver
-    from skilldeck.agent.store import SessionStore
     from skilldeck.cli.render import Renderer
     from skilldeck.config import Settings
-    from skilldeck.llm.messages import Message
 
 ModelOption = Annotated[
     str | None,
@@ -156,9 +172,6 @@ def resume(
     """Rebuilds the session's agent as it was launched (settings, rules, tools); the
     flags given here may only narrow them (``--deny`` answers the pending call, so
     deny rules are not taken here)."""
-    from skilldeck.agent.store import SessionStore, build_agent_for_session, session_settings
-    from skilldeck.config import skilldeck_home
-
     if allow:
         fail(
             "resume cannot add --allow rules: a resumed session keeps the permissions it "
@@ -193,9 +206,6 @@ def permission_flags(
     mode: str | None, allow: list[str] | None, ask: list[str] | None, deny: list[str] | None
 ) -> dict[str, Any]:
     """The permission options as ``build_agent`` keywords; bad values exit 2."""
-    from skilldeck.agent.permissions.permissions import MODES
-    from skilldeck.skills.rules import parse_rules
-
     if mode is not None and mode not in MODES:
         fail(f"--permission-mode {mode!r}: use one of {', '.join(MODES)}.", code=2)
     for flag, rules in (("--allow", allow), ("--ask", ask), ("--deny", deny)):
@@ -247,42 +257,6 @@ class AgentRequest:
         return agent
 
 
-def skill_preloader(agent: Agent) -> Callable[[str], list[Message]]:
-    """``--skill NAME``: the composed skills' bodies, in execution order, each loaded
-    by the one load operation (:func:`skilldeck.tools.skill_tool.load_in_context`)
-    with the new session's context: substitutions, and dynamic context vetted by the
-    agent's own gate (a command it does not allow aborts the run with the reason).
-
-    The loop asks for these synchronously as the session starts (inside its event
-    loop), so the loads run to completion on a worker thread's own event loop.
-    """
-    import concurrent.futures
-
-    import anyio
-
-    from skilldeck.agent.builder import skill_body_message
-    from skilldeck.tools.skill_tool import load_in_context
-
-    chosen = list(agent.composed.skills) if agent.composed is not None else []
-
-    async def load_all(session_id: str) -> list[Message]:
-        ctx = agent.tool_context(session_id)
-        messages: list[Message] = []
-        for skill in chosen:
-            loaded = await load_in_context(skill, None, ctx, settings=agent.settings)
-            loaded.raise_for_status()
-            for warning in loaded.warnings:
-                sys.stderr.write(f"warning: {warning}\n")
-            messages.append(skill_body_message(skill.name, loaded.text, source=str(skill.skill_md)))
-        return messages
-
-    def preload(session_id: str) -> list[Message]:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(anyio.run, load_all, session_id).result()
-
-    return preload
-
-
 def agent_request(
     *,
     model: str | None,
@@ -299,8 +273,6 @@ def agent_request(
     deny: list[str] | None,
 ) -> AgentRequest:
     """The shared options as an :class:`AgentRequest`; bad ones exit 2."""
-    from skilldeck.config import load_settings
-
     workdir = workdir_option(cwd)
     check_roots(root, no_defaults)
     keywords: dict[str, Any] = {
@@ -322,8 +294,6 @@ def json_errors(json_: bool) -> Iterator[None]:
     """With ``--json``, a failure before or outside the run (a bad model spec, a missing
     key) is also an ``{"type": "error"}`` line on stdout, so a program reading the
     events sees why there are none; the one-line stderr message and exit 1 stay."""
-    from skilldeck.errors import SkilldeckError
-
     try:
         yield
     except SkilldeckError as e:
@@ -346,10 +316,6 @@ def continued_agent(
     """``chat --session ID``: the session's agent as it was launched, like ``resume`` —
     settings, rules and tools from its launch record, never from files the model could
     have rewritten since; the flags given may only narrow it (exit 2 otherwise)."""
-    from skilldeck.agent.store import SessionStore, build_agent_for_session, session_settings
-    from skilldeck.config import skilldeck_home
-    from skilldeck.errors import SessionError
-
     if allow:
         fail(
             "chat --session cannot add --allow rules: a continued session keeps the "
@@ -374,8 +340,6 @@ def continued_agent(
 @contextlib.contextmanager
 def widening_errors() -> Iterator[None]:
     """A resume asked to widen a session (a wider mode): the message, exit 2."""
-    from skilldeck.errors import ConfigError
-
     try:
         yield
     except ConfigError as e:
@@ -385,8 +349,6 @@ def widening_errors() -> Iterator[None]:
 @contextlib.contextmanager
 def policy_errors() -> Iterator[None]:
     """Turn a PolicyError (an invalid skill set) into its diagnostics and exit 1."""
-    from skilldeck.errors import PolicyError
-
     try:
         yield
     except PolicyError as e:
@@ -426,8 +388,6 @@ def interactive(json_: bool) -> bool:
 def make_renderer(
     *, json_: bool, console: Console | None = None, error_line: bool = True
 ) -> Renderer:
-    from skilldeck.cli.render import JsonRenderer, RichRenderer
-
     return JsonRenderer() if json_ else RichRenderer(console, error_line=error_line)
 
 
@@ -440,10 +400,6 @@ def drive(
 ) -> DoneEvent:
     """Render ``stream`` to the end; the final (top-level) ``done`` event. On Ctrl-C the
     run records ``cancelled``, ``on_interrupt`` runs, and the command exits 130."""
-    import anyio
-
-    from skilldeck.agent.events import DoneEvent
-
     # run/resume print an error once, on stderr (finish), not also in the transcript
     out = renderer or make_renderer(json_=json_, error_line=False)
 
@@ -472,8 +428,6 @@ def drive(
 
 def finish(done: DoneEvent, store: SessionStore, *, json_: bool) -> None:
     """Print how to continue a paused session; exit with the status's code."""
-    from skilldeck.cli.render import exit_code, paused_help
-
     if done.status == "paused":
         help_text = paused_help(done.session_id, store.get(done.session_id).pending)
         sys.stderr.write(help_text + "\n")
@@ -489,13 +443,6 @@ def terminal_approver(console: Console | None = None) -> Approver:
     always / deny. "Allow always" becomes a rule for the rest of the session."""
 
     async def approve(request: ApprovalRequest) -> Approval:
-        import anyio.to_thread
-        from rich.console import Console
-        from rich.markup import escape
-        from rich.prompt import Prompt
-
-        from skilldeck.cli.render import APPROVAL_CHOICES, approval_panel, parse_approval
-
         out = console or Console()
         out.print(approval_panel(request))
 

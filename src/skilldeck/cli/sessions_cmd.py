@@ -13,12 +13,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from skilldeck.agent.store import SessionStore
 from skilldeck.cli.common import JsonOption, print_json, stdout_console
+from skilldeck.cli.render import paused_help, summarize_input
+from skilldeck.llm.messages import AssistantMessage, ToolResultMessage, UserMessage
+from skilldeck.settings import load_settings
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from skilldeck.agent.store import SessionRecord, SessionStore, StoredMessage
+    from skilldeck.agent.store import SessionRecord, StoredMessage
 
 IdArg = Annotated[str, typer.Argument(help="Session id (a unique prefix works).")]
 _RESULT_LINES = 8
@@ -31,9 +35,6 @@ def register(app: typer.Typer) -> None:
 
 
 def _store() -> SessionStore:
-    from skilldeck.agent.store import SessionStore
-    from skilldeck.config import load_settings
-
     return SessionStore.open(load_settings())
 
 
@@ -159,16 +160,11 @@ def _render(
         for todo in data["todos"]:
             console.print(f"  {marks.get(todo['status'], '?')} {todo['content']}")
     if record.status == "paused":
-        from skilldeck.cli.render import paused_help
-
         console.print(Text(paused_help(record.id, record.pending), style="yellow"))
 
 
 def _render_message(console: Console, stored: StoredMessage) -> None:
     from rich.text import Text
-
-    from skilldeck.cli.render import summarize_input
-    from skilldeck.llm.messages import AssistantMessage, ToolResultMessage, UserMessage
 
     m = stored.message
     if isinstance(m, AssistantMessage):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from skilldeck.cli import common
+from skilldeck.cli import workspace as cli_workspace
 from skilldeck.cli.main import build_app
 from skilldeck.trust import TrustState, assess_workspace, store_path
 
@@ -67,7 +67,7 @@ def test_the_question_trusts_on_yes(
     err = Tty()
     monkeypatch.setattr("sys.stdin", Tty("y\n"))
     monkeypatch.setattr("sys.stderr", err)
-    common.offer_trust(ws)
+    cli_workspace.offer_trust(ws)
     assert "Trust this folder?" in err.getvalue()
     assert '! permissions.allow = ["Bash"]' in err.getvalue()
     assert assess_workspace(ws, skilldeck_home).state is TrustState.TRUSTED
@@ -79,7 +79,7 @@ def test_the_question_defaults_to_no(
 ) -> None:
     monkeypatch.setattr("sys.stdin", Tty(answer))
     monkeypatch.setattr("sys.stderr", Tty())
-    common.offer_trust(ws)
+    cli_workspace.offer_trust(ws)
     assert not store_path(skilldeck_home).exists()
 
 
@@ -89,7 +89,7 @@ def test_no_question_without_a_terminal(
     err = Tty()
     monkeypatch.setattr("sys.stdin", io.StringIO("y\n"))  # piped: never asked
     monkeypatch.setattr("sys.stderr", err)
-    common.offer_trust(ws)
+    cli_workspace.offer_trust(ws)
     assert err.getvalue() == "" and not store_path(skilldeck_home).exists()
 
 
@@ -102,5 +102,5 @@ def test_no_question_in_the_home_folder(
     err = Tty()
     monkeypatch.setattr("sys.stdin", Tty("y\n"))
     monkeypatch.setattr("sys.stderr", err)
-    common.offer_trust(home)
+    cli_workspace.offer_trust(home)
     assert err.getvalue() == ""

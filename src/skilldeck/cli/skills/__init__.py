@@ -1,6 +1,7 @@
-"""The `skilldeck skills …` commands: list/show/validate/enable/disable, run/audit,
-match, packaging, code-skill trust, and the pydantic-free `skills list --json` fast
-path.
+"""The `skilldeck skills …` commands: list/show/enable/disable, validate, run/audit,
+match, packaging, code-skill trust, and the fast paths that answer `skills list
+--json`, `skills validate` and `skills match` before typer and pydantic are imported
+(`fastpath`, `fast_validate`, `fast_match`, their shared output in `fastio`).
 
 Other packages import these names from here; names load lazily, so importing the
 facade costs nothing.
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
         prompt,
         register,
         show,
-        validate,
     )
     from skilldeck.cli.skills.skills_exec_cmd import (
         audit,
@@ -46,12 +46,15 @@ if TYPE_CHECKING:
     from skilldeck.cli.skills.skills_trust_cmd import (
         trust,
     )
+    from skilldeck.cli.skills.skills_validate_cmd import (
+        validate,
+    )
 
 _HOME: dict[str, str] = {
     "KindChoice": "skills_cmd",
     "register": "skills_cmd",
     "list_skills": "skills_cmd",
-    "validate": "skills_cmd",
+    "validate": "skills_validate_cmd",
     "show": "skills_cmd",
     "invalid_lines": "skills_cmd",
     "prompt": "skills_cmd",

@@ -18,17 +18,22 @@ anything but speed. Output, exit codes and messages are those of
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
-from skilldeck.errors import SkilldeckError
+from skilldeck import settings as settings_pkg
+from skilldeck.cli.skills.fastio import (
+    fail_line,
+    guarded,
+    wants_typer,
+    write_json_rows,
+    write_scan_problems,
+)
 from skilldeck.settings import read_layers, view_from_layers
 from skilldeck.skills.registry import SkillRegistry
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
-    from skilldeck.skills.model.diagnostics import Diagnostic
 
 __all__ = ["try_fast", "write_scan_problems"]
 
@@ -36,20 +41,13 @@ __all__ = ["try_fast", "write_scan_problems"]
 def try_fast(argv: list[str]) -> int | None:
     """Run ``argv`` here when it is a plain ``skills list --json``; its exit code,
     or None when the typer app must handle it."""
-    if argv[:2] != ["skills", "list"] or "_SKILLDECK_COMPLETE" in os.environ:
+    if argv[:2] != ["skills", "list"] or wants_typer():
         return None
     options = _parse(argv[2:])
     if options is None:
         return None
     roots, no_defaults, all_ = options
-    try:
-        return _list(roots, no_defaults=no_defaults, all_=all_)
-    except BrokenPipeError:  # `| head`: quiet, like click
-        _silence_stdout()
-        return 1
-    except KeyboardInterrupt:
-        sys.stderr.write("\nAborted!\n")
-        return 1
+    return guarded(lambda: _list(roots, no_defaults=no_defaults, all_=all_))
 
 
 def _parse(args: list[str]) -> tuple[list[Path], bool, bool] | None:
@@ -77,24 +75,30 @@ def _parse(args: list[str]) -> tuple[list[Path], bool, bool] | None:
 
 
 def _list(roots: list[Path], *, no_defaults: bool, all_: bool) -> int:
-    for root in roots:
-        if not root.is_dir():
-            return _fail(f"--root {root}: not a folder.", code=2)
-    if no_defaults and not roots:
-        return _fail("--no-defaults needs at least one --root.", code=2)
-    try:
-        rows, problems = _rows(roots, no_defaults=no_defaults, all_=all_)
-    except SkilldeckError as e:
-        return _fail(str(e), code=1)
-    _write_json(rows)
-    write_scan_problems(problems)
+    problem = root_problem(roots, no_defaults)
+    if problem is not None:
+        return fail_line(problem, code=2)
+    registry = fast_registry(roots, no_defaults)
+    rows = [e.to_dict() for e in registry.entries()] if all_ else registry.active_rows()
+    write_json_rows(rows)
+    write_scan_problems(registry.diagnostics)
     return 0
 
 
-def _rows(
-    roots: list[Path], *, no_defaults: bool, all_: bool
-) -> tuple[list[dict[str, Any]], list[Diagnostic]]:
-    layers = read_layers()  # each config file read once, for the view or the full path
+def root_problem(roots: list[Path], no_defaults: bool) -> str | None:
+    """As :func:`skilldeck.cli.common.check_roots`: the usage error, or None."""
+    for root in roots:
+        if not root.is_dir():
+            return f"--root {root}: not a folder."
+    if no_defaults and not roots:
+        return "--no-defaults needs at least one --root."
+    return None
+
+
+def fast_registry(roots: list[Path], no_defaults: bool) -> SkillRegistry:
+    """The registry discovered with the light settings view when the settings allow
+    it (else the full pydantic settings, from the same layers, read once)."""
+    layers = read_layers()
     view = view_from_layers(layers, os.environ)
     settings: Settings
     if view is not None:
@@ -102,46 +106,5 @@ def _rows(
         # registry's parameter is typed Settings, which it cannot subclass without pydantic
         settings = cast("Settings", view)
     else:
-        from skilldeck.settings.load import settings_from_layers  # lazy: pydantic, on need
-
-        settings = settings_from_layers(layers)
-    registry = SkillRegistry.discover(settings, roots=roots, no_defaults=no_defaults)
-    if all_:
-        return [e.to_dict() for e in registry.entries()], registry.diagnostics
-    return registry.active_rows(), registry.diagnostics
-
-
-def write_scan_problems(diagnostics: list[Diagnostic]) -> None:
-    """The scan's own problems (dangling or looping symlinks, unreadable folders) as
-    plain ``warning`` lines on stderr, beside JSON on stdout: a script reading the
-    JSON still sees them."""
-    sys.stderr.writelines(f"warning {d.path}: {d.code} {d.message}\n" for d in diagnostics)
-
-
-def _write_json(rows: list[dict[str, Any]]) -> None:
-    """As ``skills_cmd._print_json_rows``: indented at a terminal, compact (and
-    encoded by json's C encoder) when piped."""
-    import json
-
-    if sys.stdout.isatty():
-        text = json.dumps(rows, ensure_ascii=False, indent=2, default=str)
-    else:
-        text = json.dumps(rows, ensure_ascii=False)
-    sys.stdout.write(text)
-    sys.stdout.write("\n")
-    sys.stdout.flush()
-
-
-def _fail(message: str, *, code: int) -> int:
-    sys.stderr.write(f"error: {message}\n")
-    return code
-
-
-def _silence_stdout() -> None:
-    """After EPIPE, make the final flush at exit quiet too."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):
-        pass
+        settings = settings_pkg.settings_from_layers(layers)
+    return SkillRegistry.discover(settings, roots=roots, no_defaults=no_defaults)

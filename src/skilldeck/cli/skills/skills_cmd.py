@@ -1,7 +1,8 @@
-"""``skilldeck skills list|validate|show|prompt|enable|disable|new``.
+"""``skilldeck skills list|show|prompt|enable|disable|new``.
 
-Thin on purpose: parse options, call the library, render. Imports beyond typer and
-settings happen inside the commands (and rich only for human output). The plain
+Thin on purpose: parse options, call the library, render (rich is imported only for
+human output). ``skills validate`` reads no settings and lives in
+:mod:`.skills_validate_cmd`. The plain
 ``skills list --json`` [--all] [--root…] [--no-defaults] shape does not even reach
 this module when run as ``skilldeck``: :mod:`skilldeck.cli.skills.fastpath` answers it
 without typer or pydantic, with the same output (tests compare the two).
@@ -9,7 +10,6 @@ without typer or pydantic, with the same output (tests compare the two).
 
 from __future__ import annotations
 
-import json
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -21,18 +21,19 @@ from skilldeck.cli.common import (
     JsonOption,
     NoDefaultsOption,
     RootOption,
-    fail,
     print_json,
-    settings_from_cli,
     stderr_console,
     stdout_console,
 )
+from skilldeck.cli.skills.fastio import write_json_rows, write_scan_problems
+from skilldeck.cli.workspace import discover_registry
+from skilldeck.skills.execution import render_available_skills
+from skilldeck.skills.format import new_skill
 
 if TYPE_CHECKING:
     from skilldeck.skills.discovery import InvalidSkill
-    from skilldeck.skills.format import ValidationReport
     from skilldeck.skills.model.diagnostics import Diagnostic
-    from skilldeck.skills.registry import SkillEntry, SkillRegistry
+    from skilldeck.skills.registry import SkillEntry
 
 
 class KindChoice(StrEnum):
@@ -44,33 +45,16 @@ class KindChoice(StrEnum):
 AllOption = Annotated[
     bool, typer.Option("--all", help="Also show shadowed, disabled, invalid and unavailable.")
 ]
-StrictOption = Annotated[
-    bool, typer.Option("--strict", help="Only the six spec fields; reject what skills-ref rejects.")
-]
 NameArg = Annotated[str, typer.Argument(help="Skill name.")]
 
 
 def register(app: typer.Typer) -> None:
     app.command("list")(list_skills)
-    app.command("validate")(validate)
     app.command("show")(show)
     app.command("prompt")(prompt)
     app.command("enable")(enable)
     app.command("disable")(disable)
     app.command("new")(new)
-
-
-def _registry(roots: list[Path] | None, no_defaults: bool) -> SkillRegistry:
-    for root in roots or ():
-        if not root.is_dir():
-            fail(f"--root {root}: not a folder.", code=2)
-    if no_defaults and not roots:
-        fail("--no-defaults needs at least one --root.", code=2)
-    from skilldeck.skills.registry import SkillRegistry
-
-    return SkillRegistry.discover(
-        settings_from_cli(), roots=list(roots or ()), no_defaults=no_defaults
-    )
 
 
 # ---- list -----------------------------------------------------------------------------
@@ -83,15 +67,15 @@ def list_skills(
     json_: JsonOption = False,
 ) -> None:
     """List skills from every root, highest precedence first per name."""
-    registry = _registry(root, no_defaults)
+    registry = discover_registry(root, no_defaults)
     if json_ and not all_:  # the usual machine call: rows straight from the skills
-        _print_json_rows(registry.active_rows())
+        write_json_rows(registry.active_rows())
         _print_scan_problems(registry.diagnostics, plain=True)
         return
     every = registry.entries()
     entries = every if all_ else [e for e in every if e.status == "active"]
     if json_:
-        _print_json_rows([e.to_dict() for e in entries])
+        write_json_rows([e.to_dict() for e in entries])
         _print_scan_problems(registry.diagnostics, plain=True)
         return
     _print_entries(entries, show_status=all_)
@@ -113,16 +97,6 @@ def _note_hidden(entries: list[SkillEntry]) -> None:
     sys.stderr.write(f"note: {parts} skill(s) hidden; see: skilldeck skills list --all\n")
     if "invalid" in counts:
         sys.stderr.write("      and, for why one is invalid: skilldeck skills validate PATH\n")
-
-
-def _print_json_rows(rows: list[dict[str, Any]]) -> None:
-    """Indented for a person at a terminal; compact when piped. json's C encoder
-    only runs without ``indent``, and is ~10x faster on thousands of rows."""
-    if sys.stdout.isatty():
-        print_json(rows)
-        return
-    sys.stdout.write(json.dumps(rows, ensure_ascii=False))
-    sys.stdout.write("\n")
 
 
 def _print_entries(entries: list[SkillEntry], *, show_status: bool) -> None:
@@ -179,8 +153,6 @@ def _print_scan_problems(diagnostics: list[Diagnostic], *, plain: bool = False) 
     """Problems of the scan itself (dangling or looping symlinks, unreadable folders),
     on stderr; ``plain`` beside JSON (bare lines, as the fast path writes them)."""
     if plain:
-        from skilldeck.cli.skills.fastpath import write_scan_problems
-
         write_scan_problems(diagnostics)
     elif diagnostics:
         err = stderr_console()
@@ -193,58 +165,6 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-# ---- validate -------------------------------------------------------------------------
-
-
-def validate(
-    paths: Annotated[
-        list[Path], typer.Argument(help="Skill folders, SKILL.md files, or trees to search.")
-    ],
-    strict: StrictOption = False,
-    json_: JsonOption = False,
-) -> None:
-    """Validate skills; exit 0 when all are valid, 1 when any is not, 2 on bad usage."""
-    missing = [p for p in paths if not p.exists()]
-    if missing:
-        fail(f"no such file or folder: {', '.join(map(str, missing))}", code=2)
-    from skilldeck.skills.format import validate_path
-
-    reports = [r for p in paths for r in validate_path(p, strict=strict)]
-    if json_:
-        print_json([r.to_dict() for r in reports])
-    else:
-        _print_reports(reports)
-    if not reports or not all(r.valid for r in reports):
-        raise typer.Exit(1)
-
-
-def _print_reports(reports: list[ValidationReport]) -> None:
-    """Each diagnostic labelled ``error`` or ``warning`` (not only by colour, which a
-    pipe or a log loses), then the count of each."""
-    from rich.text import Text
-
-    console = stdout_console()
-    if not reports:
-        console.print("[red]no SKILL.md found[/red]")
-        return
-    errors = warnings = 0
-    for report in reports:
-        for d in report.diagnostics:
-            where = f"{d.path or report.path}:{d.line}" if d.line else f"{d.path or report.path}"
-            label, color = ("error", "red") if d.is_error else ("warning", "yellow")
-            errors += d.is_error
-            warnings += not d.is_error
-            line = Text(f"{where}: ")
-            line.append(f"{label} {d.code}", style=color)
-            line.append(f" {d.message}")
-            console.print(line, highlight=False, soft_wrap=True)
-    bad = sum(1 for r in reports if not r.valid)
-    summary = (
-        f"{len(reports)} skill(s) checked, {bad} invalid: {errors} error(s), {warnings} warning(s)"
-    )
-    console.print(summary, style="red" if bad else "green", highlight=False)
-
-
 # ---- show / prompt --------------------------------------------------------------------
 
 
@@ -255,7 +175,7 @@ def show(
     json_: JsonOption = False,
 ) -> None:
     """Show one skill: metadata, location, kind, resources and body."""
-    registry = _registry(root, no_defaults)
+    registry = discover_registry(root, no_defaults)
     broken = [i for i in registry.invalid if i.name == name]
     if broken and name not in registry:
         _show_invalid(broken, json_=json_)
@@ -329,9 +249,7 @@ def prompt(
     no_defaults: NoDefaultsOption = False,
 ) -> None:
     """Print the level-1 <available_skills> block a model would see."""
-    from skilldeck.skills.execution import render_available_skills
-
-    registry = _registry(root, no_defaults)
+    registry = discover_registry(root, no_defaults)
     limit = budget if budget is not None else registry.settings.skills.prompt_budget
     block = render_available_skills(registry.list(), budget=limit)
     if block:
@@ -354,7 +272,7 @@ def prompt(
 
 def enable(name: NameArg, root: RootOption = None, no_defaults: NoDefaultsOption = False) -> None:
     """Enable a skill (removes it from `skills.disabled` in the config files)."""
-    registry = _registry(root, no_defaults)
+    registry = discover_registry(root, no_defaults)
     written = registry.enable(name)
     typer.echo(f"Enabled {name}.")
     if written.retrust is not None:  # its digest changed: the trust no longer holds
@@ -367,7 +285,7 @@ def enable(name: NameArg, root: RootOption = None, no_defaults: NoDefaultsOption
 
 def disable(name: NameArg, root: RootOption = None, no_defaults: NoDefaultsOption = False) -> None:
     """Disable a skill (adds it to `skills.disabled` in the user config)."""
-    registry = _registry(root, no_defaults)
+    registry = discover_registry(root, no_defaults)
     registry.disable(name)
     typer.echo(f"Disabled {name} (recorded in {registry.settings.user_config_path}).")
 
@@ -381,8 +299,6 @@ def new(
     ] = None,
 ) -> None:
     """Create a new skill from a template that passes `validate --strict`."""
-    from skilldeck.skills.format import new_skill
-
     parent = directory if directory is not None else Path(".skilldeck") / "skills"
     folder = new_skill(name, kind=kind.value, directory=parent)
     typer.echo(f"Created {kind.value} skill {name} in {folder}")

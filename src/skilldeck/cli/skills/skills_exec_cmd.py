@@ -18,17 +18,18 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import anyio
 import typer
 
-from skilldeck.cli.common import (
-    JsonOption,
-    NoDefaultsOption,
-    RootOption,
-    discover_registry,
-    fail,
-    print_json,
-)
+from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption, fail, print_json
 from skilldeck.cli.skills.skills_cmd import invalid_lines
+from skilldeck.cli.workspace import discover_registry
+from skilldeck.llm.client import ModelLLMClient
+from skilldeck.llm.factory import make_model
+from skilldeck.skills.code import audit_path
+from skilldeck.skills.model.skill import SkillKind
+from skilldeck.tools.base import ToolContext, ToolServices
+from skilldeck.tools.skill_tool import SkillTool, load_in_context
 
 if TYPE_CHECKING:
     from skilldeck.skills.execution import LoadedSkill
@@ -67,12 +68,6 @@ def run(
     json_: JsonOption = False,
 ) -> None:
     """Run a script or code skill, or print a prompt skill's rendered instructions."""
-    import anyio
-
-    from skilldeck.skills.model.skill import SkillKind
-    from skilldeck.tools.base import ToolContext, ToolServices
-    from skilldeck.tools.skill_tool import SkillTool, load_in_context
-
     registry = discover_registry(root, no_defaults)
     settings = registry.settings
     broken = [i for i in registry.invalid if i.name == name]
@@ -86,9 +81,6 @@ def run(
         fail(f"skill {name!r} is unavailable here: {reason}")
     services = ToolServices()
     if model:
-        from skilldeck.llm.client import ModelLLMClient
-        from skilldeck.llm.factory import make_model
-
         services.llm = ModelLLMClient(make_model(model, settings=settings))
     ctx = ToolContext(
         session_id=f"cli-{uuid.uuid4().hex[:12]}",
@@ -177,8 +169,6 @@ def audit(
     json_: JsonOption = False,
 ) -> None:
     """Statically audit a code skill for risky calls; exit 1 when anything is found."""
-    from skilldeck.skills.code import audit_path
-
     target = path
     if not path.exists():
         registry = discover_registry(root, no_defaults)

@@ -16,9 +16,13 @@ from skilldeck.cli.common import (
     JsonOption,
     fail,
     print_json,
-    settings_from_cli,
     stdout_console,
 )
+from skilldeck.cli.workspace import settings_from_cli
+from skilldeck.skills.format import load_skill
+from skilldeck.skills.model.diagnostics import warnings_of
+from skilldeck.skills.packaging import install, installed, pack, uninstall, verify
+from skilldeck.skills.packaging.signing import key_id, keygen, load_public_key
 
 if TYPE_CHECKING:
     from skilldeck.skills.packaging.lockfile import Scope
@@ -56,10 +60,6 @@ def pack_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Validate a skill and write NAME.skill (zip, Anthropic layout + signed manifest)."""
-    from skilldeck.skills.format import load_skill
-    from skilldeck.skills.model.diagnostics import warnings_of
-    from skilldeck.skills.packaging import pack
-
     path = pack(folder, output=_output_target(output), sign_key=sign)
     _, diagnostics = load_skill(folder)
     warnings = [str(d) for d in warnings_of(diagnostics)]
@@ -93,8 +93,6 @@ def keygen_cmd(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing key.")] = False,
 ) -> None:
     """Make an ed25519 key pair for signing skill packages."""
-    from skilldeck.skills.packaging.signing import key_id, keygen, load_public_key
-
     private, public = keygen(out, force=force)
     console = stdout_console()
     console.print(f"Private key: {private} (keep it secret)")
@@ -114,8 +112,6 @@ def install_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Install a skill package safely and record it in skills.lock."""
-    from skilldeck.skills.packaging import install
-
     result = install(
         source, scope=_scope(scope), verify_key=verify, force=force, settings=settings_from_cli()
     )
@@ -142,8 +138,6 @@ def verify_cmd(
     as_json: JsonOption = False,
 ) -> None:
     """Check installed skills against skills.lock; exit 1 if any file changed."""
-    from skilldeck.skills.packaging import installed, verify
-
     settings = settings_from_cli()
     sc = _scope(scope) if scope else None
     checked = installed(settings, scope=sc)
@@ -175,8 +169,6 @@ def uninstall_cmd(
     scope: ScopeOption = ScopeChoice.workspace,
 ) -> None:
     """Remove an installed skill and its skills.lock entry."""
-    from skilldeck.skills.packaging import uninstall
-
     path = uninstall(name, scope=_scope(scope), settings=settings_from_cli())
     stdout_console().print(f"Uninstalled {name} ({path})")
 

@@ -17,10 +17,10 @@ from skilldeck.cli.common import (
     JsonOption,
     NoDefaultsOption,
     RootOption,
-    discover_registry,
     fail,
     print_json,
 )
+from skilldeck.cli.workspace import discover_registry
 from skilldeck.errors import SkilldeckError
 from skilldeck.skills.code import TrustStore, audit_skill, trust_file
 from skilldeck.skills.code._srcimport import snapshot_code

@@ -1,0 +1,126 @@
+"""``skilldeck skills match "QUERY" [--top K] [--root DIR]... [--no-defaults] [--json]``
+without typer or pydantic.
+
+A warm match over thousands of skills is a snapshot read and a millisecond of
+ranking; importing typer and click and the pydantic settings cost several times
+that (``python -m bench startup``: goal, at most twice ``agentskills validate``).
+So :func:`try_fast` recognises the plain shapes of that command and runs it with the
+light settings view, like :mod:`.fastpath` does for ``skills list --json``.
+Anything else (``--help``, ``--embeddings``, an unknown or malformed option, an
+empty query, shell completion) returns None and the typer command handles it. The
+typer command (:mod:`.skills_match_cmd`) ranks and prints through
+:func:`ranked_rows` and :func:`write_matches` below, so both paths write the same
+bytes; tests compare them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skilldeck.cli.skills.fastio import fail_line, guarded, print_json, wants_typer
+from skilldeck.cli.skills.fastpath import fast_registry, root_problem
+from skilldeck.skills.routing import SkillMatcher
+
+if TYPE_CHECKING:
+    from skilldeck.skills.registry import SkillRegistry
+
+__all__ = ["ranked_rows", "try_fast", "write_matches"]
+
+#: a ranked skill as printed: name, skill folder, normalised score in [0, 1]
+Row = dict[str, object]
+
+
+def try_fast(argv: list[str]) -> int | None:
+    """Run ``argv`` here when it is a plain ``skills match``; its exit code, or None
+    when the typer app must handle it."""
+    if argv[:2] != ["skills", "match"] or wants_typer():
+        return None
+    parsed = _parse(argv[2:])
+    if parsed is None:
+        return None
+    query, top, roots, no_defaults, json_ = parsed
+
+    def run() -> int:
+        problem = root_problem(roots, no_defaults)
+        if problem is not None:
+            return fail_line(problem, code=2)
+        rows, descriptions = ranked_rows(fast_registry(roots, no_defaults), query, top)
+        write_matches(rows, descriptions, query, json_=json_)
+        return 0
+
+    return guarded(run)
+
+
+def _parse(args: list[str]) -> tuple[str, int, list[Path], bool, bool] | None:
+    """``(query, top, roots, no_defaults, json)``, or None for any other shape."""
+    words: list[str] = []
+    roots: list[Path] = []
+    flags = {"--json": False, "--no-defaults": False}
+    top = "5"
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        name, eq, value = arg.partition("=")
+        i += 1
+        if arg in flags:
+            flags[arg] = True
+            continue
+        if arg in ("--root", "--top", "-k"):
+            if i >= len(args) or args[i].startswith("-"):
+                return None  # let click report (or interpret) it
+            name, value = arg, args[i]
+            i += 1
+        elif not (eq and name in ("--root", "--top")):
+            if arg.startswith("-"):
+                return None
+            words.append(arg)
+            continue
+        if name == "--root":
+            if not value:
+                return None
+            roots.append(Path(value))
+        else:
+            top = value
+    if len(words) != 1 or not words[0].strip() or not top.isdigit() or int(top) < 1:
+        return None
+    return words[0], int(top), roots, flags["--no-defaults"], flags["--json"]
+
+
+def ranked_rows(registry: SkillRegistry, query: str, top: int) -> tuple[list[Row], list[str]]:
+    """The ``top`` best skills for ``query`` as printed rows, and their descriptions."""
+    matches = SkillMatcher.for_registry(registry).rank(query, k=top)
+    rows: list[Row] = [
+        {"name": m.name, "path": str(m.skill.folder), "score": round(m.score, 4)} for m in matches
+    ]
+    return rows, [m.skill.description for m in matches]
+
+
+def write_matches(rows: list[Row], descriptions: list[str], query: str, *, json_: bool) -> None:
+    """The rows as JSON, or as a table with a shortened description."""
+    if json_:
+        print_json(rows)
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if not rows:
+        console.print(f"No skill matches {query!r}.")
+        return
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("#", "skill", "score", "description", "path"):
+        table.add_column(column, overflow="fold")
+    for i, (row, description) in enumerate(zip(rows, descriptions, strict=True), start=1):
+        short = description if len(description) <= 70 else description[:69] + "…"
+        table.add_row(
+            str(i), str(row["name"]), f"{row['score']:.2f}", short, _home(Path(str(row["path"])))
+        )
+    console.print(table)
+
+
+def _home(path: Path) -> str:
+    try:
+        return "~/" + path.relative_to(Path.home()).as_posix()
+    except ValueError:
+        return str(path)

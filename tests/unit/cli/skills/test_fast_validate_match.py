@@ -1,0 +1,147 @@
+"""``skills validate`` and ``skills match`` without typer print the same bytes, on
+stdout and stderr, with the same exit code as the typer commands, or decline."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from skilldeck.cli.main import build_app
+from skilldeck.cli.skills import fast_match, fast_validate
+
+
+def write_skill(folder: Path, frontmatter: str, body: str = "Body.\n") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(f"---\n{frontmatter}---\n\n{body}", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def skills(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, skilldeck_home: Path) -> Path:
+    monkeypatch.setenv("COLUMNS", "100")
+    root = tmp_path / "skills"
+    write_skill(root / "pdf-tools", "name: pdf-tools\ndescription: Extract text from PDF files.\n")
+    write_skill(
+        root / "csv-report",
+        "name: csv-report\ndescription: Summarise a CSV table as a report.\nfoo: bar\n",
+    )
+    write_skill(root / "Bad_Name", "name: Bad_Name\ndescription: Resize images for the web.\n")
+    write_skill(root / "no-description", "name: no-description\n")
+    write_skill(root / "broken-yaml", "name: [unclosed\ndescription: x\n")
+    monkeypatch.chdir(tmp_path)
+    return root
+
+
+def compare(
+    argv: list[str], try_fast: Callable[[list[str]], int | None], capsys: pytest.CaptureFixture[str]
+) -> int:
+    """Run ``argv`` both ways; assert the same stdout, stderr and exit code."""
+    result = CliRunner().invoke(build_app(argv), argv)
+    code = try_fast(argv)
+    out, err = capsys.readouterr()
+    assert code is not None, "the fast path declined"
+    assert (out, err, code) == (result.stdout, result.stderr, result.exit_code)
+    return code
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["pdf-tools"],
+        ["csv-report"],
+        ["Bad_Name"],
+        ["no-description"],
+        ["broken-yaml"],
+        ["pdf-tools", "no-description", "csv-report"],
+        ["."],
+        ["pdf-tools/SKILL.md"],
+    ],
+)
+@pytest.mark.parametrize("flags", [[], ["--json"], ["--strict"], ["--json", "--strict"]])
+def test_validate_prints_what_the_typer_command_prints(
+    skills: Path, capsys: pytest.CaptureFixture[str], names: list[str], flags: list[str]
+) -> None:
+    paths = [str(skills / n) if n != "." else str(skills) for n in names]
+    argv = ["skills", "validate", *flags[:1], *paths, *flags[1:]]
+    code = compare(argv, fast_validate.try_fast, capsys)
+    invalid = {"no-description", "broken-yaml", "."}
+    if "--strict" in flags:
+        invalid |= {"csv-report", "Bad_Name"}
+    assert code == (1 if invalid & set(names) else 0)
+
+
+def test_validate_missing_path_is_a_usage_error(
+    skills: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["skills", "validate", str(skills / "pdf-tools"), "nowhere", "--json"]
+    assert compare(argv, fast_validate.try_fast, capsys) == 2
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--help"],
+        ["x", "--strikt"],
+        ["-"],
+        ["--", "x"],
+    ],
+)
+def test_validate_declines_other_shapes(args: list[str]) -> None:
+    assert fast_validate.try_fast(["skills", "validate", *args]) is None
+    assert fast_validate.try_fast(["skills", "list", "x"]) is None
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["extract text from a pdf", "--json"],
+        ["extract text from a pdf"],
+        ["summarise a csv table", "--top", "1", "--json"],
+        ["-k", "2", "report"],
+        ["--top=3", "pdf", "--json"],
+        ["zebra quantum banana", "--json"],
+        ["zebra quantum banana"],
+    ],
+)
+def test_match_prints_what_the_typer_command_prints(
+    skills: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    root = ["--root", str(skills), "--no-defaults"]
+    for _ in range(2):  # cold, then warm from the snapshot and the index cache
+        assert compare(["skills", "match", *args, *root], fast_match.try_fast, capsys) == 0
+    assert compare(["skills", "match", *args, f"--root={skills}"], fast_match.try_fast, capsys) == 0
+
+
+def test_match_usage_errors(skills: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["skills", "match", "pdf", "--root", str(skills / "nowhere")]
+    assert compare(argv, fast_match.try_fast, capsys) == 2
+    assert compare(["skills", "match", "pdf", "--no-defaults"], fast_match.try_fast, capsys) == 2
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["  "],
+        ["a", "b"],
+        ["pdf", "--embeddings"],
+        ["pdf", "--top", "0"],
+        ["pdf", "--top=x"],
+        ["pdf", "--root"],
+        ["pdf", "--root="],
+        ["pdf", "--help"],
+        ["-k5", "pdf"],
+    ],
+)
+def test_match_declines_other_shapes(args: list[str]) -> None:
+    assert fast_match.try_fast(["skills", "match", *args]) is None
+
+
+def test_shell_completion_goes_to_typer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("_SKILLDECK_COMPLETE", "bash_complete")
+    assert fast_validate.try_fast(["skills", "validate", "x"]) is None
+    assert fast_match.try_fast(["skills", "match", "pdf"]) is None
