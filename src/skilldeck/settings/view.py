@@ -43,13 +43,22 @@ _SKILL_KEYS: dict[str, type] = {
     "strict": bool,
     "prompt_budget": int,
     "discovery_workers": int,
+    "match_embeddings": bool,
 }
 
 
 class SkillsView:
-    """The ``[skills]`` values discovery and the skill listing read."""
+    """The ``[skills]`` values discovery, the skill listing and `skills match` read."""
 
-    __slots__ = ("_owner", "dirs", "disabled", "discovery_workers", "prompt_budget", "strict")
+    __slots__ = (
+        "_owner",
+        "dirs",
+        "disabled",
+        "discovery_workers",
+        "match_embeddings",
+        "prompt_budget",
+        "strict",
+    )
 
     def __init__(self, owner: SettingsView, data: dict[str, Any]) -> None:
         self._owner = owner
@@ -58,6 +67,7 @@ class SkillsView:
         self.strict: bool = data.get("strict", False)
         self.prompt_budget: int = data.get("prompt_budget", 8000)
         self.discovery_workers: int = data.get("discovery_workers", 0)
+        self.match_embeddings: bool = data.get("match_embeddings", False)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._owner.full().skills, name)
