@@ -145,3 +145,32 @@ def test_shell_completion_goes_to_typer(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("_SKILLDECK_COMPLETE", "bash_complete")
     assert fast_validate.try_fast(["skills", "validate", "x"]) is None
     assert fast_match.try_fast(["skills", "match", "pdf"]) is None
+
+
+def test_plain_report_lines_are_what_rich_writes(
+    skills: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Off a terminal, validation reports are written without rich: the same bytes,
+    with names and values that rich could treat as markup, emoji codes or wide text."""
+    write_skill(
+        skills / "tricky",
+        "name: '[bold]Tricky :smile: 漢字 é'\ndescription: '[red]x[/red] :+1: 絵文字 🎉'\n"
+        "allowed_tools: [Read]\nweird-key: '  spaced  '\n",
+    )
+    reports = fast_validate.reports_for([skills], strict=True)
+    plain = fast_validate.plain_lines(reports)
+    assert plain is not None and len(plain) > 5
+    fast_validate._rich_reports(reports)
+    assert "".join(plain) == capsys.readouterr().out
+    monkeypatch.setenv("COLUMNS", "30")  # rich would wrap the summary: left to rich
+    assert fast_validate.plain_lines(reports) is None
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert fast_validate.plain_lines(reports) is None
+
+
+def test_control_characters_are_left_to_rich(skills: Path) -> None:
+    folder = write_skill(skills / "tab\there", "name: tab\ndescription: Tabs.\nfoo: bar\n")
+    reports = fast_validate.reports_for([folder], strict=False)
+    assert reports[0].diagnostics  # each line starts with the path, tab included
+    assert fast_validate.plain_lines(reports) is None
