@@ -110,7 +110,7 @@ BUILTIN_AGENTS: dict[str, AgentDefinition] = {
 
 
 def agent_roots(settings: Settings) -> list[tuple[str, Path]]:
-    bundled = Path(__file__).resolve().parent.parent / "bundled" / "agents"
+    bundled = Path(__file__).resolve().parents[2] / "bundled" / "agents"
     # a workspace's own definitions count only in a trusted folder (skilldeck.trust)
     workspace = [("workspace", settings.workspace / ".skilldeck" / "agents")]
     return [
