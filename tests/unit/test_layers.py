@@ -216,7 +216,6 @@ def test_no_import_cycles() -> None:
     assert not found, f"{len(found)} import cycle(s):\n" + "\n".join(" <-> ".join(c) for c in found)
 
 
-@pytest.mark.xfail(strict=False, reason="issue 16: function-level imports being removed")
 def test_function_level_imports_are_few() -> None:
     found = function_level()
     assert len(found) <= MAX_FUNCTION_IMPORTS, (
@@ -225,7 +224,6 @@ def test_function_level_imports_are_few() -> None:
     )
 
 
-@pytest.mark.xfail(strict=False, reason="issue 16: function-level imports being marked")
 def test_function_level_imports_say_why() -> None:
     unmarked = [_where(e) for e in function_level() if not e.marked]
     assert not unmarked, "function-level imports without a `# lazy:` comment:\n" + "\n".join(

@@ -32,6 +32,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.prompt import Prompt
 
+from skilldeck.agent.builder import SkillPreload, build_agent
 from skilldeck.agent.events import DoneEvent
 from skilldeck.agent.permissions.permissions import MODES
 from skilldeck.agent.store import SessionStore, build_agent_for_session, session_settings
@@ -237,7 +238,6 @@ class AgentRequest:
         ``--skill`` bodies through the one load operation, their notices to stderr; an
         invalid ``--skill`` set exits 1 with its diagnostics and its warnings go to
         stderr."""
-        from skilldeck.agent.builder import SkillPreload, build_agent
 
         def notice(message: str) -> None:
             sys.stderr.write(f"warning: {message}\n")
