@@ -6,7 +6,7 @@ folder can share its inode with a file outside. :func:`read_confined` therefore 
 from the (resolved) base one component at a time with ``openat(..., O_NOFOLLOW)``,
 opens the file itself with ``O_NOFOLLOW | O_NONBLOCK`` (a FIFO cannot hang the read),
 and refuses anything that is not a regular file with a single link. The tools layer
-has the same discipline for the workspace (``tools/paths.py``); this one serves the
+has the same discipline for the workspace (``tools/fs/paths.py``); this one serves the
 skills layer (level-3 resources, MCP resources), which may not import tools.
 """
 

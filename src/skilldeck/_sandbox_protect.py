@@ -37,7 +37,7 @@ from pathlib import Path
 __all__ = ["protected_paths"]
 
 #: folders at the top of a writable root that hold what skilldeck (or another agent
-#: runtime) trusts; the file tools refuse them too (tools/_guard.py)
+#: runtime) trusts; the file tools refuse them too (tools/fs/_guard.py)
 CONTROL_DIRS = (".skilldeck", ".claude", ".agents")
 #: entries of a ``.git`` folder that make git run commands or define what it runs
 GIT_CONTROL = ("config", "config.worktree", "hooks", "modules")

@@ -24,7 +24,7 @@ shares it, the ``Skill`` tool is made over the final tool set, and the ``Agent``
 its manager and composed skill set in its constructor.
 
 What a session needs to be rebuilt later is saved with it: the model spec, base URL,
-roots and flags in its metadata, and its **launch record** (``agent/launch.py``: the
+roots and flags in its metadata, and its **launch record** (``agent/store/launch.py``: the
 effective settings, the whole gate, the tools it held, its type and depth), which
 :func:`skilldeck.agent.store.resume.build_agent_for_session` restores — reading no config
 file — when ``skilldeck resume`` continues a run started elsewhere.
@@ -211,7 +211,7 @@ def _metadata(
     limits: Limits,
 ) -> dict[str, Any]:
     """What a new session stores with it: how it was asked for, and its launch record
-    (``agent/launch.py``: what it needs to be resumed as itself)."""
+    (``agent/store/launch.py``: what it needs to be resumed as itself)."""
     scan = runtime.scan.to_dict()
     launch = {
         "version": LAUNCH_VERSION,

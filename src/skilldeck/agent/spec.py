@@ -1,6 +1,6 @@
 """What an agent is (:class:`AgentSpec`) and where it runs (:class:`Runtime`).
 
-An agent is built in one step from these two values (``agent/factory.py``):
+An agent is built in one step from these two values (``agent/builder.py``):
 
 * the **spec** says *what*: the model, the agent definition, the skills, the
   limits, the permissions it adds, which tools it may hold at most and where it

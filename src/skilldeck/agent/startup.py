@@ -5,7 +5,7 @@ Each is a small closure the :class:`~skilldeck.agent.loop.Agent` calls when a
 session needs it, so nothing is ranked, indexed or imported for a run that never
 asks: the level-1 block is ranked only when it does not fit its budget, and a hint
 is computed only when hints are on and the registry holds a skill the model could
-be pointed at (``skills/hints.py`` builds the routing index on first use).
+be pointed at (``skills/routing/hints.py`` builds the routing index on first use).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ config's ``[permissions]``. On a terminal an ``ask`` is asked inline (allow once
 allow always / deny); otherwise the session pauses and ``resume ID --approve|--deny``
 continues it.
 
-``resume`` rebuilds the session from what it was launched with (``agent/resume.py``):
+``resume`` rebuilds the session from what it was launched with (``agent/store/resume.py``):
 its settings, rules, tools and, for a sub-agent, its type and parent's rules — no
 config file is read again. Its flags may only narrow: a stricter
 ``--permission-mode``, more ``--ask`` rules; ``--allow`` and a wider mode exit 2.

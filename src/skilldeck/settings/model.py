@@ -50,13 +50,13 @@ class SkillSettings(BaseModel):
     prompt_budget: int = 8000
     strict: bool = False
     #: processes a cold discovery of a large tree may parse with (0: one per
-    #: available CPU; 1: never fork). See ``skills/_parallel.py``.
+    #: available CPU; 1: never fork). See ``skills/discovery/_parallel.py``.
     discovery_workers: int = Field(default=0, ge=0)
     script_timeout: float = 30.0
     output_cap: int = 1024 * 1024
     #: "off" refuses code skills; "sandboxed": untrusted ones run out of process in the
     #: sandbox ("audit", "on": old names for it). Trust is by content hash
-    #: (`skilldeck skills trust NAME`), never by name: see skills/codetrust.py
+    #: (`skilldeck skills trust NAME`), never by name: see skills/code/codetrust.py
     code_skills: Literal["sandboxed", "audit", "on", "off"] = "sandboxed"
     #: obsolete (trust by name); kept so old configs load, it grants nothing
     trusted: list[str] = Field(default_factory=list)

@@ -1,5 +1,5 @@
 """The built-in tool set, with Claude Code's names (``Skill`` and ``Memory`` are added
-by the agent builder, ``Task`` by ``agent/subagents.py``)."""
+by the agent builder, ``Task`` by ``agent/subagents/subagents.py``)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ The loop knows nothing about permission rules, modes or skill policies; it asks 
   the run is interactive, otherwise the session pauses (status ``paused``) and
   ``Agent.resume(session_id, approve=True|False)`` continues it, from any process.
 
-:class:`AllowAll` is the default; ``agent/permissions.py`` provides the real gate.
+:class:`AllowAll` is the default; ``agent/permissions/permissions.py`` provides the real gate.
 A gate that can remember an "allow always" answer implements :class:`RememberingGate`.
 """
 

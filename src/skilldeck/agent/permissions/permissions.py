@@ -206,7 +206,7 @@ class PermissionPolicy:
 
 
 #: shell syntax that runs a command inside another (kept for callers; the analysis in
-#: skills/shellrules.py refuses these and every other non-literal construct)
+#: skills/rules/shellrules.py refuses these and every other non-literal construct)
 _SUBSTITUTIONS = ("$(", "`", "<(", ">(")
 
 

@@ -127,7 +127,7 @@ def m003_tool_state_and_parent(db: sqlite3.Connection) -> None:
 
 @migration
 def m004_launch_record(db: sqlite3.Connection) -> None:
-    """What a session was launched with (agent/launch.py): its agent type, its depth
+    """What a session was launched with (agent/store/launch.py): its agent type, its depth
     below the main agent, and the launch record — effective settings, the whole gate
     (mode, rules, skill and type policies, a sub-agent's parent gate), the tools it
     held — so ``resume`` rebuilds exactly that instead of reading files again."""

@@ -1,6 +1,6 @@
 """Rebuilding a stored session's agent: ``skilldeck resume`` and the library resume.
 
-A session created by this version carries a launch record (``agent/launch.py``);
+A session created by this version carries a launch record (``agent/store/launch.py``);
 its agent is rebuilt from that record alone:
 
 * the **settings** it was started with (sandbox, skills and code-skill policy, skill

@@ -12,14 +12,14 @@ Guarantees:
   serialised with the one ``MESSAGE_ADAPTER``).
 * **Many processes, one file**: WAL mode, ``busy_timeout``, every write inside
   ``BEGIN IMMEDIATE`` and retried with backoff on ``SQLITE_BUSY``.
-* **Append-only migrations** (``agent/migrations.py``), applied on open.
+* **Append-only migrations** (``agent/store/migrations.py``), applied on open.
 * Tool output truncated for the model is stored in full (``messages.full_content``).
 * **Private files**: the database, its ``-wal``/``-shm`` companions (and the chat
   history, through :func:`private_file`) are created ``0600`` whatever the umask, and
   an existing one is set back to ``0600`` when opened: transcripts hold whatever the
   model read.
 * **A launch record** per session (``sessions.launch``, written once at creation and
-  never by a turn): what ``resume`` rebuilds the session from (``agent/launch.py``).
+  never by a turn): what ``resume`` rebuilds the session from (``agent/store/launch.py``).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ T = TypeVar("T")
 #: every status a session can be in; ``running`` after a crash means "resumable"
 STATUSES = ("running", "paused", "completed", "max_turns", "limit", "error", "cancelled")
 _BUSY_RETRIES = 12
-#: the metadata key under which a new session's launch record arrives (agent/launch.py)
+#: the metadata key under which a new session's launch record arrives (agent/store/launch.py)
 LAUNCH_KEY = "launch"
 PRIVATE_MODE = 0o600
 #: files SQLite keeps beside the database (WAL mode)
@@ -77,7 +77,7 @@ class SessionRecord:
     agent_type: str | None = None
     #: levels below the main agent (0: a top-level session)
     depth: int = 0
-    #: what the session was launched with (see agent/launch.py); {} for old sessions
+    #: what the session was launched with (see agent/store/launch.py); {} for old sessions
     launch: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:

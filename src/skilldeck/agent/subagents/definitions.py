@@ -28,7 +28,7 @@ PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 #: read-only shell commands a ``plan`` agent may run. Prefix rules approve only literal
 #: simple commands with no redirection to a file and no writing or command-running
-#: argument (``find -delete``/``-exec``, ``rg --pre``, ``--output=…``): skills/shellrules.py
+#: argument (``find -delete``/``-exec``, ``rg --pre``, ``--output=…``): skills/rules/shellrules.py
 READ_ONLY_BASH = (
     "Bash(ls:*)",
     "Bash(cat:*)",

@@ -1,7 +1,7 @@
 """How a run's sub-agents put their events into the parent's event stream.
 
 ``Agent`` puts an :class:`EventSink` in ``ctx.services["emit_event"]`` for each run;
-``agent/subagents.py`` hands it to the children it spawns. A foreground child runs in
+``agent/subagents/subagents.py`` hands it to the children it spawns. A foreground child runs in
 the parent's thread, so its events are emitted at once; a background child runs in a
 worker thread with its own event loop, so its events wait in a queue until the parent
 run's next step. The run state is therefore only ever touched by the run's own thread.

@@ -1,6 +1,6 @@
 """Sub-agents: the ``Task`` tool (alias ``Agent``), ``TaskOutput``, and ``spawn()``.
 
-(The two tool classes live in ``agent/task_tools.py`` and are re-exported here.)
+(The two tool classes live in ``agent/subagents/task_tools.py`` and are re-exported here.)
 
 A sub-agent starts from its own system prompt and the prompt alone — never the
 parent's history — and holds only tools its parent holds:
@@ -23,7 +23,7 @@ parent's history — and holds only tools its parent holds:
 * a child whose type has ``permission-mode: plan`` runs read-only: its gate says so,
   and its ``Skill`` tool loads text but runs no script, code or ``!`cmd```;
 * the child's session records its type, depth, tools and whole gate (its own
-  policies and the parent's rules: ``agent/launch.py``), so ``resume`` rebuilds that
+  policies and the parent's rules: ``agent/store/launch.py``), so ``resume`` rebuilds that
   child and never a top-level agent with every tool.
 
 Background runs return a task id at once and run in a worker thread with their own

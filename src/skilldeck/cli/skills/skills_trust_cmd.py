@@ -1,6 +1,6 @@
 """``skilldeck skills trust``: let a reviewed code skill run inside skilldeck's process.
 
-Untrusted code skills run out of process in the sandbox (``skills/codehost.py``);
+Untrusted code skills run out of process in the sandbox (``skills/code/codehost.py``);
 this records the SHA-256 of a skill folder's code in the user's trust file
 (``$SKILLDECK_HOME/trusted-code-skills.json``, mode 0600), after showing the digest,
 the files it covers and the audit's advice. Editing any ``.py`` file of the skill

@@ -1,9 +1,9 @@
-"""The child side of the code-skill protocol (see ``skills/codehost.py``).
+"""The child side of the code-skill protocol (see ``skills/code/codehost.py``).
 
 Started by the parent as ``python -I -B -c <bootstrap> <package dir>``, usually
 inside the sandbox. It reads the ``run`` message, re-points fd 1 at stderr (so the
 skill's ``print()`` and anything it spawns cannot write on the protocol channel),
-imports the skill from source only (``skills/_srcimport.py``: no ``.pyc`` is ever
+imports the skill from source only (``skills/code/_srcimport.py``: no ``.pyc`` is ever
 read), and calls ``execute`` with a :class:`SkillContext` whose ``tools`` and ``llm``
 are requests to the parent. Whatever the skill does, it does in this process — which
 is the point: the parent's memory, rights and open files are out of its reach.

@@ -33,7 +33,7 @@ and ``__pycache__`` included; ``scripts/`` too when the folder is a code skill
 
 The audit is **advice, not a control**: no AST audit sees through code built at run
 time. What contains an untrusted code skill is that it runs out of process in the
-sandbox (``skills/codehost.py``); the findings are shown to help a human decide
+sandbox (``skills/code/codehost.py``); the findings are shown to help a human decide
 whether to trust it by content (``skilldeck skills trust``). A skill that needs a
 shell or files should go through ``ctx.tools`` (``Bash``, ``Read``…), where the
 permission layer and the sandbox apply.

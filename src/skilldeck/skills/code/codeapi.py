@@ -1,9 +1,9 @@
 """What a code skill is given and returns: the API ``skill.py`` is written against.
 
-Kept apart from loading (``skills/codeskill.py``) and from the out-of-process host
-(``skills/codehost.py``) because all three need it, and because the child process
-that runs an untrusted skill (``skills/_codechild.py``) should import as little of
-skilldeck as it can. ``skills/codeskill.py`` re-exports every name here, which is
+Kept apart from loading (``skills/code/codeskill.py``) and from the out-of-process host
+(``skills/code/codehost.py``) because all three need it, and because the child process
+that runs an untrusted skill (``skills/code/_codechild.py``) should import as little of
+skilldeck as it can. ``skills/code/codeskill.py`` re-exports every name here, which is
 where skill authors import them from.
 """
 

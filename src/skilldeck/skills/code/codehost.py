@@ -1,6 +1,6 @@
 """Run an untrusted code skill in a child Python, in the sandbox, over JSON lines.
 
-A code skill that is not trusted by content (``skills/codetrust.py``) never runs in
+A code skill that is not trusted by content (``skills/code/codetrust.py``) never runs in
 skilldeck's process. :class:`IsolatedCodeSkill` stands in for it: its ``execute``
 starts ``<interpreter> -I -B -c <bootstrap> <dir of the skilldeck package>``, which
 runs :mod:`skilldeck.skills.code._codechild`, through :meth:`Sandbox.wrap` — the same
@@ -9,7 +9,7 @@ wrapping script skills get: workspace writable, the rest read-only, no network
 (:func:`skills.runner.scrub_env`), a process group killed on timeout, cancellation or
 exit, stderr capped at ``skills.output_cap``. ``-I`` keeps the current directory,
 ``PYTHON*`` variables and user site-packages out of the child's import path; ``-B``
-and the child's source-only importer (``skills/_srcimport.py``) mean no bytecode from
+and the child's source-only importer (``skills/code/_srcimport.py``) mean no bytecode from
 the skill folder is read or written. When bubblewrap is unusable (``sandbox.mode =
 "auto"``) the child still runs as a separate process with a scrubbed environment, and
 the one-time sandbox warning is in ``result.metadata["warnings"]``.

@@ -13,19 +13,19 @@ through the same permission checks) and, optionally, ``ctx.llm``::
             return SkillResult(success=not found.is_error, output=found.content)
 
 ``skills/`` must not import ``agent/``, ``tools/`` or ``llm/``, so what a code skill
-receives is described as small Protocols (``skills/codeapi.py``, re-exported here);
+receives is described as small Protocols (``skills/code/codeapi.py``, re-exported here);
 the agent passes implementations.
 
-**Where the code runs is decided by content, not by name** (``skills/codetrust.py``):
+**Where the code runs is decided by content, not by name** (``skills/code/codetrust.py``):
 the skill folder's ``.py`` files are read once into a snapshot and hashed. A bundled
 skill of the installed package, or one whose SHA-256 the user recorded with
 ``skilldeck skills trust NAME``, is imported *in process* from that snapshot (source
-only, never bytecode: ``skills/_srcimport.py``). Every other code skill runs *out of
+only, never bytecode: ``skills/code/_srcimport.py``). Every other code skill runs *out of
 process*, in the sandbox, with ``ctx.tools``/``ctx.llm`` proxied back through the
-same gate (``skills/codehost.py``). ``skills.code_skills``: ``"off"`` refuses every
+same gate (``skills/code/codehost.py``). ``skills.code_skills``: ``"off"`` refuses every
 code skill; ``"sandboxed"`` (default) is the above; ``"audit"`` and ``"on"`` are
 older names for ``"sandboxed"`` — no setting runs untrusted code in process. The AST
-audit (``skills/audit.py``) is advice: its findings are logged and attached to the
+audit (``skills/code/audit.py``) is advice: its findings are logged and attached to the
 result, they decide nothing. Every in-process import is logged with the digest.
 """
 

@@ -1,7 +1,7 @@
 """Which code skills may run inside skilldeck's process: trust by content, not name.
 
 A code skill runs **in process** only when one of these holds, and otherwise runs out
-of process in the sandbox (``skills/codehost.py``):
+of process in the sandbox (``skills/code/codehost.py``):
 
 * the SHA-256 of its folder's code (:attr:`SourceSnapshot.digest`: every ``.py``
   file with its relative path) is recorded in the user's trust file,

@@ -10,7 +10,7 @@ score at least the threshold, it adds one short, clearly delimited line naming t
     starting if it fits.</skill-hint>
 
 Nothing is added when nothing passes the threshold, so ordinary chat stays clean.
-Scores are the matcher's normalised scores in [0, 1] (see ``skills/match.py``);
+Scores are the matcher's normalised scores in [0, 1] (see ``skills/routing/match.py``);
 config: ``[skills.hints] enabled, k, threshold``.
 
 Routing is paid only when it is used: :func:`registry_hinter`,

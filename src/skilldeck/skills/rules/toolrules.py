@@ -2,7 +2,7 @@
 
 One grammar serves two masters: a skill's ``allowed-tools`` / ``forbidden-tools``
 (composed in ``policy.py``) and the user's ``allow`` / ``ask`` / ``deny`` permission
-lists (``agent/permissions.py``). Keeping the matcher here means both agree on what
+lists (``agent/permissions/permissions.py``). Keeping the matcher here means both agree on what
 ``Bash(git diff:*)`` covers.
 
 Specifier forms:
