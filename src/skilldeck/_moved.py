@@ -1,4 +1,5 @@
-"""Old module paths that still import after a package was split into subpackages.
+"""Packages split into subpackages: old module paths that still import, and the lazy
+half of every subpackage facade.
 
 ``redirect_moved_modules("skilldeck.agent", {"session": "store"})`` makes
 ``import skilldeck.agent.store.session`` hand back ``skilldeck.agent.store.session`` itself
@@ -14,11 +15,12 @@ import importlib.abc
 import importlib.util
 import sys
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
+from typing import Any
 
-__all__ = ["redirect_moved_modules"]
+__all__ = ["load_attribute", "redirect_moved_modules"]
 
 
 class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -54,3 +56,18 @@ def redirect_moved_modules(package: str, moved: Mapping[str, str]) -> None:
     """Install (once) the finder that maps ``package``'s old flat module names."""
     if not any(isinstance(f, _MovedModuleFinder) and f.package == package for f in sys.meta_path):
         sys.meta_path.append(_MovedModuleFinder(package, moved))
+
+
+def load_attribute(
+    package: str, homes: Mapping[str, str], name: str, namespace: MutableMapping[str, Any]
+) -> Any:
+    """A facade's ``__getattr__``: ``name`` from ``package.<homes[name]>``, cached in
+    ``namespace`` (the facade's globals), so importing a facade costs nothing and a
+    command that uses one name never imports its siblings (``python -m bench
+    startup``); an unknown name is the AttributeError Python expects."""
+    home = homes.get(name)
+    if home is None:
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{package}.{home}"), name)
+    namespace[name] = value
+    return value

@@ -7,8 +7,9 @@ facade costs nothing.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from skilldeck._moved import load_attribute
 
 if TYPE_CHECKING:
     from skilldeck.agent.store.launch import (
@@ -115,9 +116,4 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+    return load_attribute(__name__, _HOME, name, globals())

@@ -7,8 +7,9 @@ package's own business. Names load lazily (an import of the facade costs nothing
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from skilldeck._moved import load_attribute
 
 if TYPE_CHECKING:
     pass
@@ -19,9 +20,4 @@ __all__ = []
 
 
 def __getattr__(name: str) -> Any:
-    home = _HOME.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+    return load_attribute(__name__, _HOME, name, globals())
