@@ -62,6 +62,7 @@ if TYPE_CHECKING:
     from skilldeck.agent.events import Event
     from skilldeck.agent.loop import Agent
     from skilldeck.agent.permissions.gate import Approval, ApprovalRequest, Approver
+    from skilldeck.agent.store import SessionRecord
     from skilldeck.cli.render import Renderer
     from skilldeck.config import Settings
 
@@ -183,18 +184,16 @@ def resume(
     home = skilldeck_home()
     with SessionStore(home / "sessions.db") as store:
         record = store.get(session_id)
-        settings = session_settings(record, home=home)
-        with policy_errors(), widening_errors():
-            agent = build_agent_for_session(
-                settings,
-                record,
-                model=model,
-                base_url=base_url,
-                session_store=store,
-                json_events=json_,
-                approver=terminal_approver() if interactive(json_) else None,
-                **flags,
-            )
+        agent = stored_session_agent(
+            record,
+            home,
+            model=model,
+            base_url=base_url,
+            flags=flags,
+            session_store=store,
+            json_events=json_,
+            approver=terminal_approver() if interactive(json_) else None,
+        )
         stream = agent.resume_stream(record.id, answer=answer, approve=approve)
         done = drive(stream, json_=json_, on_interrupt=cancel_subagents(agent))
         finish(done, store, json_=json_)
@@ -330,6 +329,21 @@ def continued_agent(
             record = store.get(store.resolve(session))
     except SessionError as e:
         fail(str(e))
+    return stored_session_agent(record, home, model=model, base_url=base_url, flags=flags, **kwargs)
+
+
+def stored_session_agent(
+    record: SessionRecord,
+    home: Path,
+    *,
+    model: str | None,
+    base_url: str | None,
+    flags: dict[str, Any],
+    **kwargs: Any,
+) -> Agent:
+    """The agent a stored session ran as — its launch record, never the files as they
+    are now — for ``resume`` and ``chat --session`` alike; ``flags`` may only narrow it
+    (a widening exits 2, an invalid skill set exits 1)."""
     settings = session_settings(record, home=home)
     with policy_errors(), widening_errors():
         return build_agent_for_session(
