@@ -8,7 +8,7 @@ from skilldeck._moved import redirect_moved_modules
 redirect_moved_modules(
     __name__,
     {
-        "fastpath": "skills",
+        "fastpath": "skills.fast",
         "skills_cmd": "skills",
         "skills_exec_cmd": "skills",
         "skills_match_cmd": "skills",

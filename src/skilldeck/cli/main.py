@@ -86,9 +86,9 @@ _GROUP_COMMANDS: dict[str, dict[str, str]] = {
 #: without typer, rich or pydantic (an exit code), or declines (None) and the typer
 #: app runs. Each module's docstring says which shapes, and the benchmark it answers to.
 _FAST_PATHS: dict[str, str] = {
-    "list": "skilldeck.cli.skills.fastpath",
-    "validate": "skilldeck.cli.skills.fast_validate",
-    "match": "skilldeck.cli.skills.fast_match",
+    "list": "skilldeck.cli.skills.fast.fastpath",
+    "validate": "skilldeck.cli.skills.fast.fast_validate",
+    "match": "skilldeck.cli.skills.fast.fast_match",
 }
 _HELP = "A runtime for Agent Skills: discover, validate, run and compose skills."
 _VERSION_FLAGS = ("--version", "-V")

@@ -1,7 +1,7 @@
 """The `skilldeck skills …` commands: list/show/enable/disable, validate, run/audit,
 match, packaging, code-skill trust, and the fast paths that answer `skills list
 --json`, `skills validate` and `skills match` before typer and pydantic are imported
-(`fastpath`, `fast_validate`, `fast_match`, their shared output in `fastio`).
+(`fast/`: `fastpath`, `fast_validate`, `fast_match`, their shared output in `fastio`).
 
 Other packages import these names from here; names load lazily, so importing the
 facade costs nothing.
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from skilldeck._moved import load_attribute
 
 if TYPE_CHECKING:
-    from skilldeck.cli.skills.fastpath import (
+    from skilldeck.cli.skills.fast.fastpath import (
         try_fast,
         write_scan_problems,
     )
@@ -72,8 +72,8 @@ _HOME: dict[str, str] = {
     "verify_cmd": "skills_pkg_cmd",
     "uninstall_cmd": "skills_pkg_cmd",
     "trust": "skills_trust_cmd",
-    "try_fast": "fastpath",
-    "write_scan_problems": "fastpath",
+    "try_fast": "fast.fastpath",
+    "write_scan_problems": "fast.fastpath",
 }
 
 __all__ = [

@@ -4,7 +4,7 @@ Thin on purpose: parse options, call the library, render (rich is imported only 
 human output). ``skills validate`` reads no settings and lives in
 :mod:`.skills_validate_cmd`. The plain
 ``skills list --json`` [--all] [--root…] [--no-defaults] shape does not even reach
-this module when run as ``skilldeck``: :mod:`skilldeck.cli.skills.fastpath` answers it
+this module when run as ``skilldeck``: :mod:`skilldeck.cli.skills.fast.fastpath` answers it
 without typer or pydantic, with the same output (tests compare the two).
 """
 
@@ -25,7 +25,7 @@ from skilldeck.cli.common import (
     stderr_console,
     stdout_console,
 )
-from skilldeck.cli.skills.fastio import write_json_rows, write_scan_problems
+from skilldeck.cli.skills.fast.fastio import write_json_rows, write_scan_problems
 from skilldeck.cli.workspace import discover_registry
 from skilldeck.skills.execution import render_available_skills
 from skilldeck.skills.format import new_skill

@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption, fail
-from skilldeck.cli.skills.fast_match import ranked_rows, write_matches
+from skilldeck.cli.skills.fast.fast_match import ranked_rows, write_matches
 from skilldeck.cli.workspace import discover_registry
 
 QueryArg = Annotated[str, typer.Argument(help="What you want to do, in your own words.")]

@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from skilldeck.cli.common import JsonOption, fail
-from skilldeck.cli.skills.fast_validate import missing_paths, reports_for, write_reports
+from skilldeck.cli.skills.fast.fast_validate import missing_paths, reports_for, write_reports
 
 StrictOption = Annotated[
     bool, typer.Option("--strict", help="Only the six spec fields; reject what skills-ref rejects.")

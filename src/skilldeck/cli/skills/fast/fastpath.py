@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from skilldeck import settings as settings_pkg
-from skilldeck.cli.skills.fastio import (
+from skilldeck.cli.skills.fast.fastio import (
     fail_line,
     guarded,
     wants_typer,

@@ -18,8 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skilldeck.cli.skills.fastio import fail_line, guarded, print_json, wants_typer
-from skilldeck.cli.skills.fastpath import fast_registry, root_problem
+from skilldeck.cli.skills.fast.fastio import fail_line, guarded, print_json, wants_typer
+from skilldeck.cli.skills.fast.fastpath import fast_registry, root_problem
 from skilldeck.skills.routing import SkillMatcher
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-from skilldeck.cli.skills.fastio import fail_line, guarded, print_json, wants_typer
+from skilldeck.cli.skills.fast.fastio import fail_line, guarded, print_json, wants_typer
 from skilldeck.skills.format import ValidationReport, validate_path
 
 __all__ = ["missing_paths", "plain_lines", "reports_for", "try_fast", "write_reports"]

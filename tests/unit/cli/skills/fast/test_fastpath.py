@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from skilldeck.cli.main import build_app
-from skilldeck.cli.skills.fastpath import _parse, try_fast
+from skilldeck.cli.skills.fast.fastpath import _parse, try_fast
 
 
 def write_skill(folder: Path, name: str | None = None, extra: str = "") -> Path:

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from skilldeck.cli.main import build_app
-from skilldeck.cli.skills import fast_match, fast_validate
+from skilldeck.cli.skills.fast import fast_match, fast_validate
 
 
 def write_skill(folder: Path, frontmatter: str, body: str = "Body.\n") -> Path:
