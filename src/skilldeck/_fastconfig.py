@@ -3,7 +3,7 @@
 :func:`load_light_settings` reads the layers once and builds the pydantic-free view
 from them (None when the full settings are needed: build them with
 :func:`skilldeck.settings.load.settings_from_layers` from the same layers, as
-``cli/skills/fastpath.py`` does, rather than reading the files again).
+``cli/skills/fast/fastpath.py`` does, rather than reading the files again).
 """
 
 from __future__ import annotations
