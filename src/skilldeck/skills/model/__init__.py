@@ -12,11 +12,90 @@ from typing import TYPE_CHECKING, Any
 from skilldeck._moved import load_attribute
 
 if TYPE_CHECKING:
-    pass
+    from skilldeck.skills.model.diagnostics import (
+        Diagnostic,
+        Severity,
+        diagnostic_from_row,
+        diagnostic_to_row,
+        errors_of,
+        warnings_of,
+    )
+    from skilldeck.skills.model.skill import (
+        GATING_FIELDS,
+        MAX_LISTED_RESOURCES,
+        GatingFields,
+        Skill,
+        SkillKind,
+        SkillSource,
+        declared_entrypoint,
+        declared_kind,
+        declared_kind_of,
+        detect_kind,
+        sets_gating_field,
+    )
+    from skilldeck.skills.model.spec import (
+        MAX_SAFE_NAME_BYTES,
+        SkillMetadata,
+        attribute_name,
+        call_name,
+        canonical_field,
+        is_safe_name,
+        unsafe_name_reason,
+    )
 
-_HOME: dict[str, str] = {}
+_HOME: dict[str, str] = {
+    "MAX_LISTED_RESOURCES": "skill",
+    "GATING_FIELDS": "skill",
+    "GatingFields": "skill",
+    "Skill": "skill",
+    "SkillKind": "skill",
+    "SkillSource": "skill",
+    "declared_entrypoint": "skill",
+    "declared_kind": "skill",
+    "declared_kind_of": "skill",
+    "detect_kind": "skill",
+    "sets_gating_field": "skill",
+    "MAX_SAFE_NAME_BYTES": "spec",
+    "SkillMetadata": "spec",
+    "attribute_name": "spec",
+    "call_name": "spec",
+    "canonical_field": "spec",
+    "is_safe_name": "spec",
+    "unsafe_name_reason": "spec",
+    "Diagnostic": "diagnostics",
+    "Severity": "diagnostics",
+    "diagnostic_from_row": "diagnostics",
+    "diagnostic_to_row": "diagnostics",
+    "errors_of": "diagnostics",
+    "warnings_of": "diagnostics",
+}
 
-__all__ = []
+__all__ = [
+    "GATING_FIELDS",
+    "MAX_LISTED_RESOURCES",
+    "MAX_SAFE_NAME_BYTES",
+    "Diagnostic",
+    "GatingFields",
+    "Severity",
+    "Skill",
+    "SkillKind",
+    "SkillMetadata",
+    "SkillSource",
+    "attribute_name",
+    "call_name",
+    "canonical_field",
+    "declared_entrypoint",
+    "declared_kind",
+    "declared_kind_of",
+    "detect_kind",
+    "diagnostic_from_row",
+    "diagnostic_to_row",
+    "errors_of",
+    "is_safe_name",
+    "sets_gating_field",
+    "unsafe_name_reason",
+    "warnings_of",
+]
 
 
 def __getattr__(name: str) -> Any:
