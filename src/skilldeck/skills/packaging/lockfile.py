@@ -3,7 +3,12 @@
 Each install scope has one lock file next to its skills root —
 ``./.skilldeck/skills.lock`` for the workspace, ``$SKILLDECK_HOME/skills.lock`` for the
 user — recording per skill its version, source, install time, signer (when verified)
-and the sha256 of every file. ``verify`` re-hashes the installed folders and reports
+and the sha256 of every file; a skill fetched from a remote source (git, URL, skills
+index: :mod:`skilldeck.skills.sources`) also records the source kind, the ref asked
+for, the commit it resolved to, its folder inside the source and whether it is
+pinned. Those fields are written only when set, so a lock of local installs reads
+and writes exactly as before, and unknown fields of a newer lock are ignored.
+``verify`` re-hashes the installed folders and reports
 modified, missing and added files, so a skill edited behind the user's back (or by a
 compromised dependency) is noticed. The file is JSON, written atomically, and guarded
 by an advisory lock so two concurrent installs cannot lose each other's entry.
@@ -217,19 +222,72 @@ def hash_tree(
 # ---- the lock file ------------------------------------------------------------------
 
 
+SourceKind = Literal["local", "git", "url", "index"]
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a remote skill came from: what ``skills check`` and ``update`` re-fetch."""
+
+    kind: SourceKind
+    #: the source as it can be fetched again (a git URL, an https URL, an index URL)
+    source: str
+    #: the ref asked for (tag, branch, sha); None: the default branch
+    ref: str | None = None
+    #: the commit the ref resolved to (git sources)
+    commit: str | None = None
+    #: the skill's folder inside the source ("" or None: its top)
+    subpath: str | None = None
+    #: set by ``skills pin``: ``update`` keeps this ref
+    pinned: bool = False
+
+
+#: the remote fields of a lock entry and their "not set" values (not written when unset)
+_ORIGIN_DEFAULTS: dict[str, Any] = {
+    "kind": "local",
+    "ref": None,
+    "commit": None,
+    "subpath": None,
+    "pinned": False,
+}
+
+
 @dataclass
 class LockEntry:
     name: str
     version: str | None
     source: str
     installed_at: str
+    #: sha256 over the sorted ``path\0sha256\n`` lines: the skill's content hash
     digest: str
     files: dict[str, str]
     #: key id of the signature verified at install time (None: not verified)
     signed_by: str | None = None
+    kind: SourceKind = "local"
+    ref: str | None = None
+    commit: str | None = None
+    subpath: str | None = None
+    pinned: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def origin(self) -> Origin:
+        return Origin(self.kind, self.source, self.ref, self.commit, self.subpath, self.pinned)
+
+    @classmethod
+    def from_dict(cls, name: str, data: dict[str, Any]) -> LockEntry:
+        """An entry as stored; fields a newer skilldeck added are ignored."""
+        known = {f for f in cls.__dataclass_fields__ if f != "name"}
+        return cls(name=name, **{k: v for k, v in data.items() if k in known})
+
+    def stored(self) -> dict[str, Any]:
+        """What the lock file holds for this entry: remote fields only when set."""
+        out = {k: v for k, v in self.to_dict().items() if k != "name"}
+        for key, unset in _ORIGIN_DEFAULTS.items():
+            if out.get(key) == unset:
+                del out[key]
+        return out
 
 
 @dataclass
@@ -247,20 +305,17 @@ class LockFile:
             raise PackageError(f"{path}: unreadable lock file ({e}). Fix or remove it.") from e
         try:
             entries = {
-                name: LockEntry(**{**data, "name": name})
+                name: LockEntry.from_dict(name, dict(data))
                 for name, data in dict(raw.get("skills", {})).items()
             }
-        except (TypeError, AttributeError) as e:
+        except (TypeError, AttributeError, ValueError) as e:
             raise PackageError(f"{path}: malformed lock file ({e}). Fix or remove it.") from e
         return cls(path, entries)
 
     def write(self) -> None:
         data = {
             "format": LOCK_FORMAT,
-            "skills": {
-                name: {k: v for k, v in entry.to_dict().items() if k != "name"}
-                for name, entry in sorted(self.skills.items())
-            },
+            "skills": {name: entry.stored() for name, entry in sorted(self.skills.items())},
         }
         atomic_write_text(self.path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 

@@ -33,6 +33,7 @@ import shutil
 import tempfile
 import uuid
 import zipfile
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,10 +46,18 @@ from skilldeck.skills.format import load_skill
 from skilldeck.skills.model.diagnostics import errors_of, warnings_of
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.model.spec import unsafe_name_reason
+from skilldeck.skills.packaging.hooks import (
+    OPENERS,
+    STAGED_CHECKS,
+    InstallOptions,
+    StagedCheck,
+    StagedSkill,
+)
 from skilldeck.skills.packaging.lockfile import (
     MANIFEST_NAME,
     SIGNATURE_NAME,
     LockEntry,
+    Origin,
     Scope,
     VerifyProblem,
     collect_files,
@@ -219,32 +228,44 @@ def install(
     verify_key: Path | None = None,
     force: bool = False,
     settings: Settings,
+    identity: Path | None = None,
+    allow_risk: bool = False,
+    origin: Origin | None = None,
+    checks: Sequence[StagedCheck] | None = None,
 ) -> InstalledSkill:
     """Install a ``.skill`` file or a skill folder into ``scope``'s skills root.
 
-    Refuses hostile archives, files that do not match the package manifest, a missing
-    or bad signature when ``verify_key`` is given, an invalid skill, and an existing
-    skill unless ``force``. Nothing is written outside the scope's ``.skilldeck`` dir.
+    The one install flow (remote sources fetch into a temp dir and call this with
+    ``origin``): open (:data:`~skilldeck.skills.packaging.hooks.OPENERS`), stage,
+    check manifest and signature, validate, run ``checks`` (default
+    :data:`~skilldeck.skills.packaging.hooks.STAGED_CHECKS`), then rename into place
+    and record the lock entry. Refuses hostile archives, files that do not match the
+    package manifest, a missing or bad signature when ``verify_key`` is given, an
+    invalid skill, and an existing skill unless ``force``. Nothing is written outside
+    the scope's ``.skilldeck`` dir.
     """
+    options = InstallOptions(scope, verify_key, force, identity, allow_risk, origin)
     source = Path(source)
     public = load_public_key(verify_key) if verify_key else None
     root = skills_root(settings, scope)
     root.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".install-", dir=root.parent))
     try:
-        staged = _stage(source, staging)
+        staged = _stage(_opened(source, options, staging), staging)
         signed_by = _check_package(staged, public)
-        skill = _load_valid(staged.folder)
-        entry = LockEntry(
-            name=_safe_name(skill.name),
-            version=skill.version,
-            source=str(source.resolve()),
-            installed_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            digest=tree_digest(staged.files),
-            files=dict(sorted(staged.files.items())),
-            signed_by=signed_by,
+        ready = StagedSkill(
+            staged.folder,
+            staged.files,
+            _load_valid(staged.folder),
+            staged.manifest,
+            staged.signature,
+            signed_by,
+            [*staged.skipped],
         )
+        entry = _lock_entry(ready, source, origin)
         _check_manifest_name(staged, entry.name)
+        for check in STAGED_CHECKS if checks is None else checks:
+            check(ready, options)
         backup = _commit_and_record(
             staged, entry, root, settings=settings, scope=scope, force=force
         )
@@ -261,8 +282,35 @@ def install(
         signed_by=signed_by,
         claimed_signer=signer_of(staged.signature) if staged.signature and not signed_by else None,
         backup=backup,
-        warnings=[*staged.skipped, *(str(d) for d in warnings_of(skill.diagnostics))],
+        warnings=[*ready.warnings, *(str(d) for d in warnings_of(ready.skill.diagnostics))],
     )
+
+
+def _opened(source: Path, options: InstallOptions, staging: Path) -> Path:
+    """``source``, or what its suffix's opener turns it into (a plain ``.skill``)."""
+    opener = OPENERS.get(source.suffix.lower()) if source.is_file() else None
+    if opener is None:
+        return source
+    workdir = staging / ".opened"
+    workdir.mkdir()
+    return opener(source, options, workdir)
+
+
+def _lock_entry(ready: StagedSkill, source: Path, origin: Origin | None) -> LockEntry:
+    entry = LockEntry(
+        name=_safe_name(ready.skill.name),
+        version=ready.skill.version,
+        source=str(source.resolve()),
+        installed_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        digest=tree_digest(ready.files),
+        files=dict(sorted(ready.files.items())),
+        signed_by=ready.signed_by,
+    )
+    if origin is not None:
+        entry.source = origin.source
+        entry.kind, entry.ref, entry.commit = origin.kind, origin.ref, origin.commit
+        entry.subpath, entry.pinned = origin.subpath, origin.pinned
+    return entry
 
 
 def _commit_and_record(
