@@ -100,10 +100,30 @@ class WarningEvent(_Event):
     message: str
 
 
+class LoopDetectedEvent(_Event):
+    """The model repeated a tool call with the same arguments and the same result
+    (``agent/loopguard.py``): ``stop`` when the run ends ``stuck`` because of it."""
+
+    type: Literal["loop_detected"] = "loop_detected"
+    tool: str
+    input: dict[str, Any]
+    count: int
+    stop: bool = False
+
+
+class ToolCallRecoveredEvent(_Event):
+    """A reply whose text was only a tool call, taken as that call (``llm/textcalls.py``)."""
+
+    type: Literal["tool_call_recovered"] = "tool_call_recovered"
+    id: str
+    name: str
+    text: str
+
+
 class DoneEvent(_Event):
     type: Literal["done"] = "done"
     session_id: str
-    #: completed | paused | max_turns | error | limit | cancelled
+    #: completed | paused | max_turns | stuck | error | limit | cancelled
     status: str
     reason: str | None = None
     text: str = ""
@@ -123,6 +143,8 @@ Event = Annotated[
     | SubagentStartEvent
     | SubagentEndEvent
     | WarningEvent
+    | LoopDetectedEvent
+    | ToolCallRecoveredEvent
     | DoneEvent,
     Field(discriminator="type"),
 ]

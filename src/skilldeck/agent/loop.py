@@ -42,6 +42,7 @@ from skilldeck.agent.events import (
     ToolCallEvent,
     UsageEvent,
 )
+from skilldeck.agent.loopguard import LoopGuard, recover_text_calls, text_calls_enabled
 from skilldeck.agent.pending import Pending, format_answer
 from skilldeck.agent.permissions.gate import DENIED_BY_USER, AllowAll, Approver, ToolGate
 from skilldeck.agent.recorder import Limits, Recorder, RunResult, RunState, StoredRow, owner
@@ -209,6 +210,7 @@ class Agent:
     ) -> AsyncIterator[Event]:
         sink = EventSink(self.recorder, run)
         run.ctx.services.emit_event = sink
+        run.guard = LoopGuard.from_settings(self.settings)
         try:
             if resume is not None and run.pending is not None:
                 await self._resolve_pending(run, *resume)
@@ -237,18 +239,34 @@ class Agent:
         request = self._build_request(run)
         async for delta in self._call_model(run, request):
             yield delta
-        reply = run.reply
-        assert reply is not None, "_call_model always sets run.reply"
+        assert run.reply is not None, "_call_model always sets run.reply"
+        reply = self._recover_text_calls(run, run.reply)
         self._record_reply(run, reply)
         for event in run.drain():  # text and tool cards show before the tools run
             yield event
         if reply.tool_calls:
             outcomes = await self._dispatch(run, reply.tool_calls)
             self._record_outcomes(run, reply, outcomes, reply_committed=False)
+            if run.stuck is not None and run.status is None:
+                reason = run.stuck.reason()
+                self.recorder.finish(run, "stuck", reason=reason, text=_last_text(run))
         else:
             self.recorder.finish(run, "completed", text=reply.text, rows=[(reply, None)])
         for event in run.drain():
             yield event
+
+    def _recover_text_calls(self, run: RunState, reply: AssistantMessage) -> AssistantMessage:
+        """A reply that only wrote tool calls as text becomes those calls (small local
+        models do this; ``agent/loopguard.py``), recorded as recovered."""
+        if not text_calls_enabled(self.settings, self.model_spec):
+            return reply
+        recovered = recover_text_calls(reply, self.specs, run.turn)
+        if recovered is None:
+            return reply
+        run.reply, events = recovered
+        for event in events:
+            self.recorder.emit(run, event)
+        return run.reply
 
     def _build_request(self, run: RunState) -> list[Message]:
         view = self.context.prepare(run.history, self.specs)
@@ -297,6 +315,8 @@ class Agent:
             refused = [Outcome(c, ToolResult.error(note)) for c in calls[len(allowed) :]]
         run.tool_calls += len(allowed)
         outcomes = await self._dispatcher(run).dispatch(allowed) + refused
+        emit = functools.partial(self.recorder.emit, run)
+        run.stuck = run.guard.check(outcomes, run.session_turn + 1, emit) or run.stuck
         flush_sink(run)  # background sub-agents' events, before the results they led to
         for o in outcomes:
             if o.result is not None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from skilldeck.agent.context import ContextManager, History
 from skilldeck.agent.events import DoneEvent, Event, TextDeltaEvent, ToolResultEvent
+from skilldeck.agent.loopguard import LoopGuard, Repeat
 from skilldeck.agent.pending import Pending
 from skilldeck.agent.store import SessionStore, TurnWrite
 from skilldeck.errors import SessionError
@@ -65,7 +66,7 @@ class Limits:
 @dataclass
 class RunResult:
     session_id: str
-    #: completed | paused | max_turns | limit | error | cancelled
+    #: completed | paused | max_turns | stuck | limit | error | cancelled
     status: str
     text: str = ""
     reason: str | None = None
@@ -92,6 +93,9 @@ class RunState:
     omitted: int = 0
     outbox: list[Event] = field(default_factory=list)
     unsaved: list[Event] = field(default_factory=list)
+    #: repeated calls of this invocation; the repeat that ends it ``stuck``, if any
+    guard: LoopGuard = field(default_factory=LoopGuard)
+    stuck: Repeat | None = None
 
     def drain(self) -> list[Event]:
         out, self.outbox = self.outbox, []

@@ -24,6 +24,7 @@ from skilldeck.agent.events import (
     ContextTrimmedEvent,
     DoneEvent,
     Event,
+    LoopDetectedEvent,
     ModelCallEvent,
     PermissionRequestEvent,
     SkillHintEvent,
@@ -32,14 +33,26 @@ from skilldeck.agent.events import (
     TextDeltaEvent,
     TextEvent,
     ToolCallEvent,
+    ToolCallRecoveredEvent,
     ToolResultEvent,
     WarningEvent,
 )
 from skilldeck.agent.pending import Pending, resume_command
 from skilldeck.agent.permissions import Approval, ApprovalRequest
 
-#: exit codes of ``run``/``resume``: paused is a normal stop (the user resumes it)
-EXIT_CODES = {"completed": 0, "paused": 0, "error": 1, "max_turns": 3, "limit": 3, "cancelled": 130}
+#: exit codes of ``run``/``resume``: paused is a normal stop (the user resumes it);
+#: ``stuck`` (the model repeated itself) is stopped by a limit, like ``max_turns``
+EXIT_CODES = {
+    "completed": 0,
+    "paused": 0,
+    "error": 1,
+    "max_turns": 3,
+    "stuck": 3,
+    "limit": 3,
+    "cancelled": 130,
+}
+#: statuses that stop a run short of its task (shown in yellow: resumable)
+_STOPPED = {"paused", "max_turns", "stuck", "limit"}
 #: the argument shown on a tool card, by tool
 _KEY_ARGS = (
     "file_path",
@@ -190,6 +203,8 @@ class RichRenderer:
             )
         elif isinstance(event, WarningEvent):
             self.console.print(Text(f"warning: {event.message}", style="yellow"))
+        elif isinstance(event, LoopDetectedEvent | ToolCallRecoveredEvent):
+            self.console.print(loop_line(event, prefix))
         elif isinstance(event, SubagentStartEvent):
             self.console.print(
                 Text(f"↳ sub-agent ({event.subagent_type}) {event.description}", style="magenta")
@@ -204,9 +219,18 @@ class RichRenderer:
     def _done(self, event: DoneEvent) -> None:
         if event.status == "completed" or (event.status == "error" and not self.error_line):
             return
-        style = "yellow" if event.status in {"paused", "max_turns", "limit"} else "red"
+        style = "yellow" if event.status in _STOPPED else "red"
         reason = f": {event.reason}" if event.reason else ""
         self.console.print(Text(f"[{event.status}{reason}]", style=style))
+
+
+def loop_line(event: LoopDetectedEvent | ToolCallRecoveredEvent, prefix: str = "") -> Text:
+    """One line for the loop guard: a repeated call, or a tool call written as text."""
+    if isinstance(event, ToolCallRecoveredEvent):
+        return Text(f"{prefix}recovered a {event.name} call the model wrote as text", style="dim")
+    what = f"{prefix}loop: {event.tool} {summarize_input(event.tool, event.input, limit=40)}"
+    then = "stopping (stuck)" if event.stop else "the model was told"
+    return Text(f"{what} repeated {event.count}× with the same result; {then}", style="yellow")
 
 
 def questions_text(questions: list[dict[str, Any]]) -> Text:

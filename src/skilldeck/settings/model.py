@@ -63,6 +63,9 @@ class SkillSettings(BaseModel):
     dynamic_context: bool = True
     #: what composition does when one skill allows a tool another forbids
     conflicts: Literal["resolve", "reject"] = "resolve"
+    #: the tools of a ``--skill`` / ``Task(skills=…)`` skill that declares no
+    #: ``allowed-tools``: "parent" (the run's tools minus anything forbidden) or "none"
+    undeclared_tools: Literal["none", "parent"] = "parent"
     hints: HintSettings = Field(default_factory=HintSettings)
     #: fuse sentence embeddings into skill routing (needs ``skilldeck[embeddings]``)
     match_embeddings: bool = False
@@ -88,6 +91,14 @@ class AgentSettings(BaseModel):
     max_tool_calls: int | None = None
     max_tokens: int | None = None
     max_wall_seconds: float | None = None
+    #: loop guard (``agent/loopguard.py``): a tool call repeated with the same
+    #: arguments and the same result is flagged to the model from this count on…
+    repeat_warn_after: int = Field(default=2, ge=2)
+    #: …and ends the run as ``stuck`` (resumable) at this count
+    repeat_stop_after: int = Field(default=4, ge=2)
+    #: a reply whose text is only a tool call is taken as that call ("auto": for
+    #: ``ollama:`` and ``openai-compat:`` models; ``llm/textcalls.py``)
+    text_tool_calls: Literal["auto", "on", "off"] = "auto"
 
 
 class PermissionSettings(BaseModel):

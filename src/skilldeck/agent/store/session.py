@@ -49,7 +49,16 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 #: every status a session can be in; ``running`` after a crash means "resumable"
-STATUSES = ("running", "paused", "completed", "max_turns", "limit", "error", "cancelled")
+STATUSES = (
+    "running",
+    "paused",
+    "completed",
+    "max_turns",
+    "stuck",
+    "limit",
+    "error",
+    "cancelled",
+)
 _BUSY_RETRIES = 12
 #: the metadata key under which a new session's launch record arrives (agent/store/launch.py)
 LAUNCH_KEY = "launch"

@@ -112,22 +112,30 @@ Plan = tuple[AgentDefinition, list[tuple[ToolPolicy, str | None]], ComposedSkill
 class SubagentOutcome:
     task_id: str
     subagent_type: str
-    status: str  # completed | max_turns | paused | error | contract_failed | cancelled
+    #: completed | max_turns | stuck | paused | error | contract_failed | cancelled
+    status: str
     text: str
     session_id: str | None = None
     max_turns: int | None = None
 
     @property
     def ok(self) -> bool:
-        return self.status in {"completed", "max_turns"}
+        """Only a completed child succeeded: one that hit its turn limit, went round in
+        circles (stuck) or failed did not do its task, and its parent must know."""
+        return self.status == "completed"
 
     def render(self) -> str:
         if self.status == "completed":
             return f"Sub-agent ({self.subagent_type}) finished:\n\n{self.text}"
         if self.status == "max_turns":
             return (
-                f"Sub-agent ({self.subagent_type}) reached its turn limit ({self.max_turns}):"
-                f"\n\nLast output: {self.text}"
+                f"Sub-agent ({self.subagent_type}) did not finish: it reached its turn limit "
+                f"({self.max_turns}).\n\nLast output: {self.text}"
+            )
+        if self.status == "stuck":
+            return (
+                f"Sub-agent ({self.subagent_type}) did not finish: it was stopped as stuck "
+                f"({self.text}). Do not count its task as done."
             )
         return f"Sub-agent ({self.subagent_type}) failed ({self.status}): {self.text}"
 
@@ -206,6 +214,8 @@ class SubagentManager:
         #: imports the builder
         self.agent_factory = agent_factory
         self._background: dict[str, _Background] = {}
+        #: foreground task ids and how they ended: TaskOutput on one says it already returned
+        self._foreground: dict[str, str] = {}
         self._ids = itertools.count(1)
         self._slots = threading.BoundedSemaphore(max(1, settings.agent.max_concurrent_subagents))
 
@@ -367,9 +377,11 @@ class SubagentManager:
         while not self._slots.acquire(blocking=False):  # polled: Ctrl-C must not wait
             await anyio.sleep(POLL_SECONDS)
         try:
-            return await self._run(plan, task, task_id, options, background=False)
+            outcome = await self._run(plan, task, task_id, options, background=False)
         finally:
             self._slots.release()
+        self._foreground[task_id] = outcome.status
+        return outcome
 
     def spawn_background(self, task: str, **options: Unpack[SpawnOptions]) -> str:
         """Validate now, run in a worker thread, return the task id at once."""
@@ -412,14 +424,34 @@ class SubagentManager:
     async def output(self, task_id: str, *, block: bool = True, timeout: float = 600.0) -> str:
         entry = self._background.get(task_id)
         if entry is None:
-            known = ", ".join(sorted(self._background)) or "none"
-            raise ToolError(f"No background task {task_id!r}. Known task ids: {known}.")
+            raise ToolError(self._no_such_task(task_id))
         deadline = time.monotonic() + timeout
         while block and not entry.done.is_set() and time.monotonic() < deadline:
             await anyio.sleep(POLL_SECONDS)  # polled, so a cancelled parent stops waiting
         if entry.outcome is None:
             return f"Task {task_id} is still running ({entry.description or 'no description'})."
         return entry.outcome.render()
+
+    def _no_such_task(self, task_id: str) -> str:
+        """What TaskOutput says for an id that is no background task: which ids exist,
+        and that foreground tasks and other tools already returned their results."""
+        if task_id in self._foreground:
+            return (
+                f"{task_id} ran in the foreground and ended {self._foreground[task_id]}; its "
+                "result was returned by the Task call that started it. There is nothing to "
+                "fetch: use that result."
+            )
+        known = ", ".join(sorted(self._background))
+        ids = (
+            f"Background task ids: {known}."
+            if known
+            else "No background task was started (Task with run_in_background=true)."
+        )
+        return (
+            f"No background task {task_id!r}. {ids} A foreground Task and every other tool "
+            "(Write, Bash, Skill…) return their result directly in their own tool result; "
+            "TaskOutput has nothing to add for them."
+        )
 
     def cancel_all(self, *, grace: float = CANCEL_GRACE_SECONDS) -> list[str]:
         """Cancel unfinished background runs (Ctrl-C). Each child's session records
@@ -486,6 +518,8 @@ class SubagentManager:
             text = result.text or (result.reason or "")
             if result.status == "paused":
                 text = f"it stopped waiting for a human ({result.reason}); nothing was approved"
+            elif result.status == "stuck":
+                text = result.reason or "it repeated the same tool call"
             return SubagentOutcome(
                 task_id, definition.name, status, text, result.session_id, max_turns
             )

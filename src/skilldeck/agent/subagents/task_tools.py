@@ -5,11 +5,19 @@ They are thin: ``Task`` hands the call to
 (``spawn`` or ``spawn_background``) with the calling session as the parent, and turns
 a refused spawn (an invalid skill set, an unknown type) into an error result that
 lists the diagnostics; ``TaskOutput`` waits for or polls a background run.
+
+A refused spawn says what to call instead, because small models retry the same
+refused call unchanged: the valid names closest to the ones given (``difflib``), a
+skill's name given as ``subagent_type`` turned into the right call
+(``subagent_type="general-purpose", skills=[…]``), and a ``TaskOutput`` for an id that
+is no background task lists the ids there are and says that a foreground ``Task``
+already returned its result.
 """
 
 from __future__ import annotations
 
 import copy
+import difflib
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -22,6 +30,7 @@ from skilldeck.agent.events import Event
 from skilldeck.agent.permissions.permissions import SESSION_RULES_KEY
 from skilldeck.agent.subagents.definitions import AgentCatalog
 from skilldeck.errors import PolicyError, SkillNotFoundError
+from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
 
 
@@ -57,6 +66,7 @@ class Spawner(Protocol):
     (a Protocol, so this module and the tool set never import the manager)."""
 
     catalog: AgentCatalog
+    registry: SkillRegistry | None
 
     async def spawn(self, task: str, **options: Unpack[SpawnOptions]) -> SpawnOutcome: ...
 
@@ -136,9 +146,10 @@ class TaskTool(Tool):
             outcome = await self.manager.spawn(input.prompt, **options)
         except PolicyError as e:
             lines = "\n".join(f"- {d.code} {d.message}" for d in e.diagnostics) or str(e)
-            return ToolResult.error(f"Spawn rejected: the skill set is invalid:\n{lines}")
-        except SkillNotFoundError as e:
-            return ToolResult.error(f"Spawn rejected: unknown agent type. {e}")
+            fix = _skill_fixes(input.skills, self.manager)
+            return ToolResult.error(f"Spawn rejected: the skill set is invalid:\n{lines}{fix}")
+        except SkillNotFoundError:
+            return ToolResult.error(_unknown_type(input.subagent_type, input.skills, self.manager))
         return ToolResult(
             outcome.render(),
             is_error=not outcome.ok,
@@ -146,11 +157,64 @@ class TaskTool(Tool):
         )
 
 
+def _skill_names(manager: Spawner) -> list[str]:
+    registry = manager.registry
+    return [s.name for s in registry.list() if s.available] if registry is not None else []
+
+
+def _closest(name: str, names: Sequence[str]) -> list[str]:
+    return difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+
+
+def _skill_fixes(requested: Sequence[str], manager: Spawner) -> str:
+    """For each requested skill that is no usable skill: the closest names, or the
+    agent type it names; then the corrected ``skills`` list when there is one."""
+    names = _skill_names(manager)
+    types = manager.catalog.names()
+    lines, fixed = [], []
+    for ref in requested:
+        name = ref.partition("@")[0]
+        if name in names:
+            fixed.append(ref)
+            continue
+        close = _closest(name, names)
+        if name in types:
+            lines.append(f"`{name}` is an agent type, not a skill: pass subagent_type={name!r}.")
+        elif close:
+            lines.append(f"No skill `{name}`; the closest skill names: {', '.join(close)}.")
+            fixed.append(close[0])
+        else:
+            lines.append(f"No skill `{name}` and none close to it.")
+    if not lines:
+        return ""
+    retry = f"Call Task again with skills={json.dumps(fixed)}, or do the work yourself."
+    return "\n" + "\n".join(lines) + "\n" + retry
+
+
+def _unknown_type(subagent_type: str, skills: Sequence[str], manager: Spawner) -> str:
+    """Why the type is refused and the call to make instead."""
+    types = manager.catalog.names()
+    if subagent_type in _skill_names(manager):
+        wanted = json.dumps(list(dict.fromkeys([*skills, subagent_type])))
+        return (
+            f"Spawn rejected: `{subagent_type}` is a skill, not an agent type. Use "
+            f'subagent_type="general-purpose" with skills={wanted}.'
+        )
+    close = _closest(subagent_type, types)
+    hint = f" The closest: {', '.join(close)}." if close else ""
+    return (
+        f"Spawn rejected: no agent type {subagent_type!r}.{hint} "
+        f"Valid subagent_type values: {', '.join(types)}."
+    )
+
+
 class TaskOutputTool(Tool):
     name = "TaskOutput"
     description = (
-        "Get the result of a background sub-agent started with Task(run_in_background=true). "
-        "With block=true (default) wait for it to finish."
+        "Get the result of a background sub-agent started with Task(run_in_background=true), "
+        "by the task id that call returned. With block=true (default) wait for it to finish. "
+        "Only for background tasks: a foreground Task returns its result directly, and "
+        "other tools (Write, Bash…) are never tasks."
     )
     Input = TaskOutputInput
     read_only = True
@@ -162,8 +226,9 @@ class TaskOutputTool(Tool):
         text = await self.manager.output(
             input.task_id, block=input.block, timeout=input.timeout / 1000
         )
-        failed = "failed (" in text.split("\n", 1)[0]
-        return ToolResult(text, is_error=failed)
+        first = text.split("\n", 1)[0]
+        failed = "failed (" in first
+        return ToolResult(text, is_error=failed, data={"poll": " is still running " in first})
 
 
 _FENCE = re.compile(r"^```(?:json)?\s*\n(.*?)\n```\s*$", re.DOTALL)

@@ -101,14 +101,17 @@ async def test_forged_call_refused_and_result_format(
 async def test_turn_limit_message(env: tuple[Settings, SkillRegistry, Path]) -> None:
     settings, registry, _ = env
     lines = [
-        {"text": f"step {i}", "tool_calls": [{"name": "Glob", "input": {"pattern": "*"}}]}
+        {"text": f"step {i}", "tool_calls": [{"name": "Glob", "input": {"pattern": f"*{i}"}}]}
         for i in range(10)
     ]
     outcome = await manager(settings, registry, ScriptedModel.from_lines(lines)).spawn(
         "explore", subagent_type="explore"
     )
-    assert outcome.render().startswith("Sub-agent (explore) reached its turn limit (5):")
+    assert outcome.render().startswith(
+        "Sub-agent (explore) did not finish: it reached its turn limit (5)."
+    )
     assert "Last output: step 4" in outcome.render()
+    assert not outcome.ok  # a child that ran out of turns did not do its task
 
 
 async def test_output_contract_retry_then_success(
