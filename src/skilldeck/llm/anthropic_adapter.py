@@ -10,7 +10,7 @@ together). Credentials and URLs come from the factory; retries from
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import anthropic
@@ -136,6 +136,10 @@ def from_anthropic_message(message: WireMessage) -> AssistantMessage:
     )
 
 
+#: the sampling settings the Messages API takes
+ANTHROPIC_SAMPLING = ("temperature", "top_p")
+
+
 class AnthropicModel(SDKModel[anthropic.AsyncAnthropic]):
     """A Messages API model. ``name`` is the spec it was made from."""
 
@@ -150,10 +154,18 @@ class AnthropicModel(SDKModel[anthropic.AsyncAnthropic]):
         endpoint: Endpoint,
         make_client: Callable[[], anthropic.AsyncAnthropic],
         retry: RetryPolicy,
+        streaming: bool = False,
+        sampling: Mapping[str, Any] | None = None,
         max_tokens: int = DEFAULT_MAX_TOKENS,
     ) -> None:
         super().__init__(
-            name=name, model=model, endpoint=endpoint, make_client=make_client, retry=retry
+            name=name,
+            model=model,
+            endpoint=endpoint,
+            make_client=make_client,
+            retry=retry,
+            streaming=streaming,
+            sampling=sampling,
         )
         self.max_tokens = max_tokens
 
@@ -168,9 +180,13 @@ class AnthropicModel(SDKModel[anthropic.AsyncAnthropic]):
             params["system"] = system
         if tools:
             params["tools"] = to_anthropic_tools(tools)
+        # the Messages API has no seed: temperature and top_p only
+        params.update({k: v for k, v in self.sampling.items() if k in ANTHROPIC_SAMPLING})
         return params
 
-    async def respond(self, messages: list[Message], tools: list[ToolSpec]) -> AssistantMessage:
+    async def _respond_whole(
+        self, messages: list[Message], tools: list[ToolSpec]
+    ) -> AssistantMessage:
         params = self._params(messages, tools)
         client = self._clients.get()
 

@@ -17,6 +17,12 @@ openai-compat:<m>    ``base_url`` › models.base_url ›           ``OPENAI_API
                      ``OPENAI_BASE_URL`` (required)
 scripted:<path>      none: plays a JSONL file                   none
 ===================  ========================================  =============================
+
+Per model (``[models.options."provider:model"]``, see :mod:`.profile`): sampling
+(``temperature``, ``seed``, ``top_p``, sent only when set), the read timeout (600 s
+for servers on this machine unless set), and streaming — on by default, so even a
+non-streamed ``respond`` waits only for the first chunk, never for a whole reply.
+Every retry is told to ``on_retry`` before its wait.
 """
 
 from __future__ import annotations
@@ -24,14 +30,21 @@ from __future__ import annotations
 import functools
 import os
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
 from skilldeck.config import Settings
 from skilldeck.errors import ModelConfigError
 from skilldeck.llm.messages import Model
-from skilldeck.llm.retry import RetryPolicy
+from skilldeck.llm.profile import (
+    is_local_model,
+    model_options,
+    request_timeout,
+    sampling_params,
+)
+from skilldeck.llm.retry import RetryNotice, RetryPolicy
 from skilldeck.llm.scripted import ScriptedModel
 from skilldeck.llm.wire import Endpoint
 
@@ -132,15 +145,25 @@ class _Options:
     http_client: httpx2.AsyncClient | None
     retry: RetryPolicy
 
-    def client_options(self, url: str) -> dict[str, Any]:
+    def client_options(self, url: str, spec: str) -> dict[str, Any]:
         """What every SDK client is built with: retries off (``retry.py`` is the only
-        retry loop), the configured timeout, and the injected HTTP client (tests).
+        retry loop), the model's timeout, and the injected HTTP client (tests).
         Read when a client is made, so it follows later changes to the settings."""
+        local = is_local_model(spec.partition(":")[0], url)
+        options = model_options(self.settings, spec)
         return {
             "base_url": url,
             "max_retries": 0,
-            "timeout": self.settings.models.request_timeout,
+            "timeout": request_timeout(self.settings, options, local=local),
             "http_client": self.http_client,
+        }
+
+    def adapter_options(self, spec: str) -> dict[str, Any]:
+        """Streaming (on unless the model's options turn it off) and sampling."""
+        options = model_options(self.settings, spec)
+        return {
+            "streaming": True if options.stream is None else options.stream,
+            "sampling": sampling_params(options),
         }
 
 
@@ -151,12 +174,13 @@ def make_model(
     base_url: str | None = None,
     http_client: httpx2.AsyncClient | None = None,
     retry: RetryPolicy | None = None,
+    on_retry: Callable[[RetryNotice], None] | None = None,
 ) -> Model:
     """Build the model ``spec`` names.
 
     ``base_url`` is what ``--base-url`` gives; ``http_client`` lets tests put a
     ``httpx2.MockTransport`` under the real SDK; ``retry`` overrides the policy built
-    from ``settings.models.max_retries``.
+    from ``settings.models.max_retries``; ``on_retry`` hears of every retry.
     """
     if spec.strip().lower() in ALIASES_FALLBACK:
         # resolving an alias reads the anthropic SDK's model list: check the key first
@@ -166,13 +190,20 @@ def make_model(
         settings=settings,
         base_url=base_url,
         http_client=http_client,
-        retry=retry or RetryPolicy(max_retries=settings.models.max_retries),
+        retry=_policy(settings, retry, on_retry),
     )
     if provider == "scripted":
         return ScriptedModel(_script_path(name, settings), name=f"scripted:{name}")
     if provider == "anthropic":
         return _anthropic(name, opts)
     return _openai_family(provider, name, opts)
+
+
+def _policy(
+    settings: Settings, given: RetryPolicy | None, on_retry: Callable[[RetryNotice], None] | None
+) -> RetryPolicy:
+    policy = given or RetryPolicy(max_retries=settings.models.max_retries)
+    return replace(policy, on_retry=on_retry) if on_retry is not None else policy
 
 
 def _script_path(name: str, settings: Settings) -> Path:
@@ -219,7 +250,7 @@ def _openai_family(provider: str, name: str, opts: _Options) -> OpenAIModel:
     from skilldeck.llm.openai_adapter import OpenAIModel  # lazy: imports the openai SDK
 
     def make_client() -> openai.AsyncOpenAI:
-        return openai.AsyncOpenAI(api_key=key, **opts.client_options(url))
+        return openai.AsyncOpenAI(api_key=key, **opts.client_options(url, endpoint.spec))
 
     return OpenAIModel(
         name=f"{provider}:{name}",
@@ -229,6 +260,7 @@ def _openai_family(provider: str, name: str, opts: _Options) -> OpenAIModel:
         retry=opts.retry,
         max_tokens=opts.settings.models.max_output_tokens,
         max_tokens_param="max_completion_tokens" if provider == "openai" else "max_tokens",
+        **opts.adapter_options(endpoint.spec),
     )
 
 
@@ -267,7 +299,7 @@ def _anthropic(name: str, opts: _Options) -> AnthropicModel:
 
     def make_client() -> anthropic.AsyncAnthropic:
         return anthropic.AsyncAnthropic(
-            api_key=api_key, auth_token=auth_token, **opts.client_options(url)
+            api_key=api_key, auth_token=auth_token, **opts.client_options(url, endpoint.spec)
         )
 
     return AnthropicModel(
@@ -277,4 +309,5 @@ def _anthropic(name: str, opts: _Options) -> AnthropicModel:
         make_client=make_client,
         retry=opts.retry,
         max_tokens=opts.settings.models.max_output_tokens or DEFAULT_MAX_TOKENS,
+        **opts.adapter_options(endpoint.spec),
     )

@@ -10,7 +10,7 @@ retries from :mod:`skilldeck.llm.retry`.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import openai
@@ -156,12 +156,20 @@ class OpenAIModel(SDKModel[openai.AsyncOpenAI]):
         endpoint: Endpoint,
         make_client: Callable[[], openai.AsyncOpenAI],
         retry: RetryPolicy,
+        streaming: bool = False,
+        sampling: Mapping[str, Any] | None = None,
         max_tokens: int | None = None,
         max_tokens_param: str = "max_tokens",
         stream_usage: bool = True,
     ) -> None:
         super().__init__(
-            name=name, model=model, endpoint=endpoint, make_client=make_client, retry=retry
+            name=name,
+            model=model,
+            endpoint=endpoint,
+            make_client=make_client,
+            retry=retry,
+            streaming=streaming,
+            sampling=sampling,
         )
         self.max_tokens = max_tokens
         #: OpenAI itself wants ``max_completion_tokens``; compatible servers ``max_tokens``
@@ -175,9 +183,12 @@ class OpenAIModel(SDKModel[openai.AsyncOpenAI]):
             params["tools"] = to_openai_tools(tools)
         if self.max_tokens is not None:
             params[self.max_tokens_param] = self.max_tokens
+        params.update(self.sampling)  # temperature, seed, top_p: only those configured
         return params
 
-    async def respond(self, messages: list[Message], tools: list[ToolSpec]) -> AssistantMessage:
+    async def _respond_whole(
+        self, messages: list[Message], tools: list[ToolSpec]
+    ) -> AssistantMessage:
         params = self._params(messages, tools)
         client = self._clients.get()
 

@@ -4,10 +4,16 @@ The SDKs are built with ``max_retries=0`` so that this module is the only place 
 decides what is retried (HTTP 429, 5xx, timeouts, refused connections), how long to
 wait, and what the user reads when the retries run out. Adapters supply a
 ``classify`` function that turns their SDK's exceptions into a :class:`Failure`.
+
+A retry is never silent: before each wait the policy's ``on_retry`` (given by whoever
+made the model: the agent builder turns it into a ``ModelRetryEvent``, the CLI into a
+stderr line) receives a :class:`RetryNotice` saying which attempt failed, why, and how
+long the wait is. ``llm/`` never imports ``agent/``, so the notice is plain data.
 """
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -17,7 +23,7 @@ import anyio
 
 from skilldeck.errors import ModelError
 
-__all__ = ["Failure", "RetryPolicy", "call_with_retries"]
+__all__ = ["Failure", "RetryNotice", "RetryPolicy", "call_with_retries"]
 
 T = TypeVar("T")
 
@@ -40,6 +46,25 @@ class Failure:
 
 
 @dataclass(frozen=True)
+class RetryNotice:
+    """One retry about to happen: attempt ``attempt`` of ``attempts`` failed with
+    ``reason``; the next starts after ``delay`` seconds."""
+
+    model: str
+    attempt: int
+    attempts: int
+    delay: float
+    reason: str
+
+    def line(self) -> str:
+        """The one line a terminal shows."""
+        return (
+            f"retrying {self.model} (attempt {self.attempt + 1} of {self.attempts}) in "
+            f"{self.delay:.1f}s: {self.reason}"
+        )
+
+
+@dataclass(frozen=True)
 class RetryPolicy:
     """``max_retries`` extra attempts after the first; delays double up to ``max_delay``.
 
@@ -53,6 +78,8 @@ class RetryPolicy:
     max_delay: float = 8.0
     jitter: float = 0.25
     sleep: Callable[[float], Awaitable[None]] = field(default=anyio.sleep, compare=False)
+    #: told of every retry before its wait (never raises into the call: see notify)
+    on_retry: Callable[[RetryNotice], None] | None = field(default=None, compare=False)
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait before retry number ``attempt`` (1-based)."""
@@ -68,6 +95,7 @@ async def call_with_retries(
     *,
     policy: RetryPolicy,
     classify: Callable[[Exception], Failure | None],
+    model: str = "the model",
 ) -> T:
     """Run ``attempt`` until it succeeds, a failure is final, or retries run out.
 
@@ -88,4 +116,15 @@ async def call_with_retries(
                 final = failure.exhausted(retries + 1) if failure.exhausted else failure.error
                 raise final from exc
             retries += 1
-            await policy.sleep(policy.delay(retries, failure.retry_after))
+            delay = policy.delay(retries, failure.retry_after)
+            attempts = policy.max_retries + 1
+            _notify(policy, RetryNotice(model, retries, attempts, delay, str(failure.error)))
+            await policy.sleep(delay)
+
+
+def _notify(policy: RetryPolicy, notice: RetryNotice) -> None:
+    """A listener that fails must not turn a retry into a crash of the model call."""
+    if policy.on_retry is None:
+        return
+    with contextlib.suppress(Exception):  # a renderer's bug is not the model's failure
+        policy.on_retry(notice)

@@ -13,7 +13,7 @@ import asyncio
 import ipaddress
 import json
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
@@ -30,6 +30,7 @@ from skilldeck.llm.messages import (
     ToolSpec,
     TurnComplete,
     Usage,
+    collect_stream,
 )
 from skilldeck.llm.replies import BodyPeek, reply_error
 from skilldeck.llm.retry import Failure, RetryPolicy, call_with_retries
@@ -354,7 +355,7 @@ class StreamState(ABC, Generic[Item_contra]):
         )
 
 
-class SDKModel(Generic[C]):
+class SDKModel(ABC, Generic[C]):
     """What an SDK-backed model is besides its dialect: identity, one client per event
     loop, retried calls mapped to skilldeck errors, and the stream relay that ends every
     streamed turn with a ``TurnComplete``. Subclasses set :attr:`sdk_errors` and
@@ -372,18 +373,43 @@ class SDKModel(Generic[C]):
         endpoint: Endpoint,
         make_client: Callable[[], C],
         retry: RetryPolicy,
+        streaming: bool = False,
+        sampling: Mapping[str, Any] | None = None,
     ) -> None:
         self.name = name
         self.model = model
         self.endpoint = endpoint
         self.retry = retry
+        #: ``respond`` streams too: a long prompt then waits only for the first chunk
+        #: and between chunks, never for a whole reply (the SDK timeout is per read)
+        self.streaming = streaming
+        #: ``temperature``/``seed``/``top_p`` as the request's own keys, only those set
+        self.sampling = dict(sampling or {})
         self._clients = LoopLocal(make_client)
+
+    async def respond(self, messages: list[Message], tools: list[ToolSpec]) -> AssistantMessage:
+        """One turn: streamed and collected when :attr:`streaming`, else one JSON reply."""
+        if self.streaming:
+            return await collect_stream(self.stream(messages, tools))
+        return await self._respond_whole(messages, tools)
+
+    @abstractmethod
+    async def _respond_whole(
+        self, messages: list[Message], tools: list[ToolSpec]
+    ) -> AssistantMessage:
+        """One turn as a single (non-streamed) reply."""
+
+    @abstractmethod
+    def stream(self, messages: list[Message], tools: list[ToolSpec]) -> AsyncIterator[StreamEvent]:
+        """The turn as deltas, ending with ``TurnComplete``."""
 
     def _classify(self, exc: Exception) -> Failure | None:
         return classify_sdk_error(exc, sdk=self.sdk_errors, endpoint=self.endpoint)
 
     async def _with_retries(self, attempt: Callable[[], Awaitable[T]]) -> T:
-        return await call_with_retries(attempt, policy=self.retry, classify=self._classify)
+        return await call_with_retries(
+            attempt, policy=self.retry, classify=self._classify, model=self.name
+        )
 
     async def _relay(
         self,

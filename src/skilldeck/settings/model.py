@@ -27,6 +27,7 @@ __all__ = [
     "HintSettings",
     "MCPServerConfig",
     "MCPSettings",
+    "ModelOptions",
     "ModelSettings",
     "PermissionSettings",
     "SandboxSettings",
@@ -71,6 +72,26 @@ class SkillSettings(BaseModel):
     match_embeddings: bool = False
 
 
+class ModelOptions(BaseModel):
+    """Per-model settings: ``[models.options."openai-compat:qwen"]`` (a full spec, a
+    bare model name, a provider such as ``ollama``, or ``*``; the most specific wins
+    field by field). Sampling values are sent only when set (``llm/profile.py``)."""
+
+    temperature: float | None = Field(default=None, ge=0)
+    seed: int | None = None
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    #: seconds to wait for each read (None: ``request_timeout``, or
+    #: ``local_request_timeout`` for a server on this machine)
+    request_timeout: float | None = Field(default=None, gt=0)
+    #: stream every call (a long prompt then never waits for a whole reply at once)
+    stream: bool | None = None
+    #: "compact": short tool descriptions, fewer instructions, a smaller ranked skills
+    #: block; "auto": compact for local servers with a small context window
+    profile: Literal["auto", "default", "compact"] | None = None
+    #: the context window in tokens, when the server cannot tell
+    context_window: int | None = Field(default=None, gt=0)
+
+
 class ModelSettings(BaseModel):
     default: str | None = None
     base_url: str | None = None
@@ -78,6 +99,10 @@ class ModelSettings(BaseModel):
     context_windows: dict[str, int] = Field(default_factory=dict)
     max_retries: int = 3
     request_timeout: float = 120.0
+    #: the timeout for ``ollama:`` models and servers on localhost / 127.0.0.1
+    local_request_timeout: float = 600.0
+    #: per-model options (sampling, timeout, streaming, profile): see ModelOptions
+    options: dict[str, ModelOptions] = Field(default_factory=dict)
     #: cap on tokens per model answer; None = provider default (Anthropic requires one: 8192)
     max_output_tokens: int | None = None
 

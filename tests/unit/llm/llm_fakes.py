@@ -14,6 +14,7 @@ from skilldeck.config import Settings
 from skilldeck.llm.factory import make_model
 from skilldeck.llm.messages import Model
 from skilldeck.llm.retry import RetryPolicy
+from skilldeck.settings.model import ModelOptions
 
 Answer = httpx2.Response | Callable[[httpx2.Request], httpx2.Response]
 
@@ -60,12 +61,18 @@ def settings_for(tmp_path: Path) -> Settings:
 
 
 def recorded_model(
-    spec: str, tmp_path: Path, transport: RecordingTransport, *, retry: RetryPolicy
+    spec: str,
+    tmp_path: Path,
+    transport: RecordingTransport,
+    *,
+    retry: RetryPolicy,
+    stream: bool = False,
 ) -> Model:
-    """The factory's model for ``spec``, its real SDK talking to ``transport``."""
-    return make_model(
-        spec, settings=settings_for(tmp_path), http_client=transport.client(), retry=retry
-    )
+    """The factory's model for ``spec``, its real SDK talking to ``transport``.
+    ``respond`` sends one JSON request unless ``stream`` (the factory's default)."""
+    settings = settings_for(tmp_path)
+    settings.models.options = {"*": ModelOptions(stream=stream)}
+    return make_model(spec, settings=settings, http_client=transport.client(), retry=retry)
 
 
 def json_response(

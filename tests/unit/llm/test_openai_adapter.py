@@ -34,6 +34,7 @@ from skilldeck.llm.messages import (
     UserMessage,
 )
 from skilldeck.llm.openai_adapter import OpenAIModel
+from skilldeck.settings.model import ModelOptions
 
 pytestmark = pytest.mark.anyio
 
@@ -395,6 +396,7 @@ async def test_stream_error_status_is_mapped(tmp_path: Path) -> None:
 async def test_max_output_tokens_uses_the_right_parameter(tmp_path: Path) -> None:
     settings = settings_for(tmp_path)
     settings.models.max_output_tokens = 256
+    settings.models.options = {"*": ModelOptions(stream=False)}  # one JSON reply each
     transport = RecordingTransport([json_response(200, TEXT_COMPLETION)] * 2)
     openai_model = make_model("openai:gpt-4.1", settings=settings, http_client=transport.client())
     await openai_model.respond([UserMessage(content="a")], [])
