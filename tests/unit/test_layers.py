@@ -7,6 +7,8 @@ under ``if TYPE_CHECKING:`` — is an edge of the import graph. On that graph:
 * ``skills/`` never imports ``agent/``, ``tools/``, ``llm/`` or an interface
   (``cli/``, ``mcp/``, ``integrations/``);
 * ``tools/`` and ``llm/`` never import ``agent/`` or an interface;
+* ``agent/`` never imports ``service/`` or an interface; ``service/`` never imports an
+  interface (``cli/``, ``mcp/``, ``integrations/``, ``web/``);
 * the bottom layer (``config``, ``errors``, ``trust``, ``sandbox``, the ``_*`` helper
   modules, the ``settings`` package) imports none of the layers above it;
 * there is no import cycle (a strongly connected component of more than one module);
@@ -33,13 +35,15 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 PACKAGE = "skilldeck"
 MAX_FUNCTION_IMPORTS = 25
 MAX_FOLDER_MODULES = 12
-INTERFACES = ("cli", "mcp", "integrations")
+INTERFACES = ("cli", "mcp", "integrations", "web")
 #: layer → the layers it must never import
 FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "skills": ("agent", "tools", "llm", *INTERFACES),
-    "tools": ("agent", *INTERFACES),
-    "llm": ("agent", *INTERFACES),
-    "bottom": ("skills", "agent", "tools", "llm", *INTERFACES),
+    "skills": ("agent", "tools", "llm", "service", *INTERFACES),
+    "tools": ("agent", "service", *INTERFACES),
+    "llm": ("agent", "service", *INTERFACES),
+    "agent": ("service", *INTERFACES),
+    "service": INTERFACES,
+    "bottom": ("skills", "agent", "tools", "llm", "service", *INTERFACES),
 }
 BOTTOM_MODULES = {"config", "errors", "trust", "sandbox", "settings"}
 

@@ -1,0 +1,133 @@
+"""One session's events, numbered, for any number of subscribers.
+
+Why a log and not a queue per subscriber: a subscriber may attach at any moment (a
+page reload in the middle of a run) and must see the session's history and then the
+live events, without a gap between the two and without seeing an event twice. Every
+event the service learns about — read from the store, or yielded by a run — is
+appended here once, with the next sequence number of the session; a subscriber asks
+for everything after the last number it saw and then waits for more. Nothing is
+copied per subscriber, so a slow subscriber never slows the run.
+
+Sequence numbers are per session and only grow. History read from the store takes
+the numbers ``0..n-1`` (the stored events' own order); live events continue from
+there. Text deltas are live only (the store keeps the whole ``text`` event instead):
+when a run ends its deltas are dropped from the log, so a later subscriber sees the
+``text`` events, and their numbers are simply never reused.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+
+from skilldeck.agent.events import DoneEvent, Event, TextDeltaEvent
+
+__all__ = ["EventLog", "SessionEvent", "ends_run"]
+
+
+@dataclass(frozen=True)
+class SessionEvent:
+    """One event of a session with its sequence number (resume a subscription after it)."""
+
+    seq: int
+    session_id: str
+    event: Event
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data: the event's own fields plus ``seq`` and ``session_id``."""
+        return {"seq": self.seq, "session_id": self.session_id, **self.event.model_dump()}
+
+
+def ends_run(event: Event) -> bool:
+    """Whether ``event`` is the top-level ``done`` that ends a run (a sub-agent's does not)."""
+    return isinstance(event, DoneEvent) and not event.is_sub_agent
+
+
+class EventLog:
+    """The numbered events of one session and who is waiting for the next one.
+
+    Used from one event loop only (the service's); not thread-safe by design.
+    """
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self._entries: list[SessionEvent] = []
+        self._next_seq = 0
+        #: how many of the store's events of this session the log holds
+        self.stored = 0
+        #: a run of this session is going on in this process
+        self.active = False
+        self._changed = anyio.Event()
+        self._closed = False
+
+    @property
+    def last_seq(self) -> int:
+        """The number of the newest event (-1: none yet)."""
+        return self._next_seq - 1
+
+    def add_stored(self, events: Sequence[Event]) -> None:
+        """Append events read from the store (history another process, or an earlier
+        run, wrote); they count toward :attr:`stored`."""
+        for event in events:
+            self._append(event)
+        self.stored += len(events)
+
+    def append(self, event: Event) -> SessionEvent:
+        """Append one live event and wake the subscribers."""
+        return self._append(event)
+
+    def begin_run(self) -> None:
+        self.active = True
+        self._notify()
+
+    def end_run(self, stored_now: int) -> None:
+        """The run is over: drop its text deltas (the store has the whole texts) and
+        let subscribers that follow one run finish. ``stored_now``: the store's event
+        count for the session after the run."""
+        self._entries = [e for e in self._entries if not isinstance(e.event, TextDeltaEvent)]
+        self.stored = stored_now
+        self.active = False
+        self._notify()
+
+    def close(self) -> None:
+        """The service is closing: every subscriber finishes after what it has."""
+        self._closed = True
+        self._notify()
+
+    def history(self, after: int = -1) -> list[SessionEvent]:
+        """The events numbered above ``after`` that the log holds now."""
+        start = bisect.bisect_right(self._entries, after, key=lambda e: e.seq)
+        return self._entries[start:]
+
+    async def follow(
+        self, after: int = -1, *, forever: bool = False
+    ) -> AsyncIterator[SessionEvent]:
+        """History after ``after``, then live events as they come. Ends once no run is
+        going on and everything is delivered (a paused, finished or idle session), or —
+        with ``forever`` — only when the service closes (later runs are followed too)."""
+        while True:
+            changed = self._changed
+            batch = self.history(after)
+            for entry in batch:
+                yield entry
+                after = entry.seq
+            if batch:
+                continue  # more may have come while the subscriber worked
+            if self._closed or (not self.active and not forever):
+                return
+            await changed.wait()
+
+    def _append(self, event: Event) -> SessionEvent:
+        entry = SessionEvent(self._next_seq, self.session_id, event)
+        self._next_seq += 1
+        self._entries.append(entry)
+        self._notify()
+        return entry
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()

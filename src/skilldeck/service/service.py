@@ -1,0 +1,472 @@
+"""The session service: many agent sessions in one process, for a web page or a bot.
+
+::
+
+    async with SessionService(model="scripted:demo.jsonl") as service:
+        sid = await service.start("Tidy the notes")
+        async for item in service.subscribe(sid):
+            print(item.seq, item.event.type)
+
+What it guarantees (``docs/service.md``):
+
+* **Many sessions at once**, each run in its own task of one anyio task group with a
+  fresh agent; all share the service's settings and skill registry, which hold no
+  session's state.
+* **Any number of subscribers per session**, attaching at any time: the history
+  (stored events), then live events, numbered, without gaps or duplicates
+  (``service/eventlog.py``).
+* **Pauses are ordinary ends of a run** (status ``paused``); :meth:`approve` and
+  :meth:`answer` collect the replies and resume the turn once every waiting call has
+  one (``service/replies.py``).
+* **Cancel** stops a run at its next await; the loop records ``cancelled`` and the
+  session stays resumable — here or with ``skilldeck resume``.
+* **The store is the truth**: a session paused or interrupted by another process
+  (``skilldeck run`` in a terminal) is resumed here from its launch record, and one
+  paused here resumes with ``skilldeck resume``. The store lets one process at a time
+  run a session (its lease), so a session running here cannot be resumed elsewhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import anyio
+import anyio.abc
+import anyio.to_thread
+
+from skilldeck.agent.events import DoneEvent, Event, TextDeltaEvent, ToolResultEvent
+from skilldeck.agent.loop import Agent
+from skilldeck.agent.pending import Pending
+from skilldeck.agent.permissions.gate import RememberingGate
+from skilldeck.agent.spec import Scan
+from skilldeck.agent.store import SessionRecord, SessionStore, TurnWrite
+from skilldeck.config import Settings, load_settings
+from skilldeck.errors import SessionError
+from skilldeck.llm.messages import Model
+from skilldeck.service.agents import (
+    AgentOptions,
+    WatchedStore,
+    new_session_agent,
+    stored_session_agent,
+)
+from skilldeck.service.eventlog import EventLog, SessionEvent, ends_run
+from skilldeck.service.replies import Answer, Decision, Replies, ReplyPlan, settle
+from skilldeck.service.views import (
+    SessionDetail,
+    SessionSummary,
+    message_view,
+    pending_calls,
+    summary_of,
+)
+from skilldeck.skills.registry import SkillRegistry
+
+__all__ = ["SessionService"]
+
+#: opens the event stream of one run on its agent
+StreamOpener = Callable[[Agent], AsyncIterator[Event]]
+
+
+@dataclass
+class _Live:
+    """What the service holds in memory for one session it has seen."""
+
+    log: EventLog
+    replies: Replies = field(default_factory=Replies)
+    #: a run is being started or going on here
+    busy: bool = False
+    scope: anyio.CancelScope | None = None
+    agent: Agent | None = None
+    finished: anyio.Event = field(default_factory=anyio.Event)
+
+
+class SessionService:
+    """Runs, streams, pauses, resumes and cancels agent sessions; use ``async with``.
+
+    ``settings`` (default: loaded for ``cwd``), ``registry`` (default: discovered from
+    the settings, ``roots`` and ``no_defaults``), ``model`` (``provider:model`` or a
+    ``Model``; default: the configured one), ``permission_mode`` and ``cwd`` are the
+    defaults of every session :meth:`start` starts.
+    """
+
+    def __init__(
+        self,
+        *,
+        settings: Settings | None = None,
+        registry: SkillRegistry | None = None,
+        model: str | Model | None = None,
+        permission_mode: str | None = None,
+        cwd: Path | None = None,
+        roots: Sequence[Path] = (),
+        no_defaults: bool = False,
+    ) -> None:
+        self.cwd = (cwd or Path.cwd()).resolve()
+        self.settings = settings or load_settings(workspace=self.cwd)
+        self.scan = Scan(tuple(Path(r) for r in roots), no_defaults)
+        self.registry = registry or SkillRegistry.discover(
+            self.settings, roots=self.scan.roots, no_defaults=no_defaults
+        )
+        self.model = model
+        self.permission_mode = permission_mode
+        self._live: dict[str, _Live] = {}
+        #: sessions started by this service (their agents may share the registry)
+        self._ours: set[str] = set()
+        self._store: SessionStore | None = None
+        self._tg: anyio.abc.TaskGroup | None = None
+
+    # ---- lifetime ------------------------------------------------------------------
+
+    async def __aenter__(self) -> SessionService:
+        self._store = SessionStore.open(self.settings)
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        """Cancels every run still going on (each is stored ``cancelled``, resumable)."""
+        for live in self._live.values():
+            if live.scope is not None:
+                live.scope.cancel()
+        try:
+            assert self._tg is not None
+            return await self._tg.__aexit__(exc_type, exc, tb)
+        finally:
+            for live in self._live.values():
+                live.log.close()
+            if self._store is not None:
+                self._store.close()
+            self._tg = self._store = None
+
+    @property
+    def store(self) -> SessionStore:
+        """The service's own store connection (reads, and the writes of replies)."""
+        if self._store is None:
+            raise SessionError("The session service is not open: use `async with service:`.")
+        return self._store
+
+    # ---- runs ----------------------------------------------------------------------
+
+    async def start(
+        self,
+        prompt: str,
+        *,
+        model: str | Model | None = None,
+        skills: Sequence[str] = (),
+        permission_mode: str | None = None,
+        allow: Sequence[str] = (),
+        ask: Sequence[str] = (),
+        deny: Sequence[str] = (),
+        agent: str | None = None,
+        max_turns: int | None = None,
+        cwd: Path | None = None,
+    ) -> str:
+        """Start a new session on ``prompt``; returns its id once the session is stored
+        (the run goes on in the background: :meth:`subscribe` to see it). Raises what
+        building the agent raises (ConfigError, PolicyError, SkillNotFoundError…)."""
+        options = AgentOptions(
+            model=model or self.model,
+            skills=tuple(skills),
+            permission_mode=permission_mode or self.permission_mode,
+            allow=tuple(allow),
+            ask=tuple(ask),
+            deny=tuple(deny),
+            agent=agent,
+            max_turns=max_turns,
+            cwd=(cwd or self.cwd).resolve(),
+        )
+        store = WatchedStore(self.settings.sessions_db)
+        try:
+            built = new_session_agent(
+                options, settings=self.settings, registry=self.registry, store=store, scan=self.scan
+            )
+        except BaseException:
+            store.close()
+            raise
+        sid: str = await self._task_group.start(self._drive_new, built, store, prompt)
+        return sid
+
+    async def send(self, session_id: str, prompt: str) -> None:
+        """Continue a session that is not running nor paused with a new user message
+        (a chat's next message). Raises SessionError when it is running or paused."""
+        record, live = self._claim(session_id)
+        await self._begin(record, live, lambda a: a.run_stream(prompt, session_id=record.id))
+
+    async def resume(self, session_id: str) -> None:
+        """Resume an interrupted, cancelled or failed session (one paused waiting for a
+        human is resumed by :meth:`approve` / :meth:`answer`)."""
+        record, live = self._claim(session_id)
+        if record.pending:
+            Pending.from_dict(record.pending).check(record.id, answer=None, approve=None)
+        await self._begin(record, live, lambda a: a.resume_stream(record.id))
+
+    async def approve(self, session_id: str, call_id: str, decision: Decision | str) -> bool:
+        """Reply to a permission request of a paused turn: ``allow`` (once), ``always``
+        (and for the rest of the session) or ``deny``. Returns True when that was the
+        last reply the turn waited for and the run resumed."""
+        record, live, pending = self._paused(session_id)
+        live.replies.add_decision(record.id, pending, call_id, Decision(decision))
+        return await self._resume_if_complete(record, live, pending)
+
+    async def answer(self, session_id: str, call_id: str, answer: Answer) -> bool:
+        """Reply to an ``AskUserQuestion`` of a paused turn: text, one answer per
+        question (a list), or answers keyed by question text or header (a list value
+        for multiSelect). Returns True when the run resumed."""
+        record, live, pending = self._paused(session_id)
+        live.replies.add_answer(record.id, pending, call_id, answer)
+        return await self._resume_if_complete(record, live, pending)
+
+    async def cancel(self, session_id: str) -> bool:
+        """Stop the session's run (stored ``cancelled``, resumable; its background
+        sub-agents are cancelled too). False when it was not running here."""
+        live = self._live.get(self.store.resolve(session_id))
+        if live is None or live.scope is None:
+            return False
+        live.scope.cancel()
+        await live.finished.wait()
+        return True
+
+    async def wait(self, session_id: str) -> str:
+        """Wait until the session's run here (if any) ends; its stored status."""
+        sid = self.store.resolve(session_id)
+        live = self._live.get(sid)
+        if live is not None and live.busy:
+            await live.finished.wait()
+        return self.store.get(sid).status
+
+    def running(self, session_id: str) -> bool:
+        """Whether a run of the session is going on in this service."""
+        live = self._live.get(self.store.resolve(session_id))
+        return live is not None and live.busy
+
+    # ---- subscribers and views --------------------------------------------------------
+
+    def subscribe(
+        self, session_id: str, *, after: int = -1, forever: bool = False
+    ) -> AsyncIterator[SessionEvent]:
+        """The session's events numbered above ``after``: its history, then live ones.
+        Ends after the ``done`` event of the run going on (at once when none is), or
+        with ``forever`` when the service closes. Raises SessionNotFoundError now."""
+        return self._synced(session_id).log.follow(after, forever=forever)
+
+    def list(self, *, limit: int = 50, status: str | None = None) -> list[SessionSummary]:
+        """Sessions, most recently updated first (top-level ones only: not sub-agents')."""
+        records = self.store.list(limit=max(limit * 4, limit), status=status)
+        out = [self._summary(r) for r in records if r.parent_id is None]
+        return out[:limit]
+
+    def show(self, session_id: str) -> SessionDetail:
+        """One session: summary, calls waiting for a reply, conversation, todos."""
+        live = self._synced(session_id)
+        record = self.store.get(live.log.session_id)
+        pending = Pending.from_dict(record.pending) if record.pending else None
+        messages = [m for m in map(message_view, self.store.messages(record.id)) if m]
+        return SessionDetail(
+            summary=self._summary(record),
+            pending=pending_calls(pending) if pending and record.status == "paused" else [],
+            messages=messages,
+            todos=self.store.todos(record.id),
+            last_seq=live.log.last_seq,
+        )
+
+    # ---- internals -----------------------------------------------------------------------
+
+    @property
+    def _task_group(self) -> anyio.abc.TaskGroup:
+        if self._tg is None:
+            raise SessionError("The session service is not open: use `async with service:`.")
+        return self._tg
+
+    def _summary(self, record: SessionRecord) -> SessionSummary:
+        live = self._live.get(record.id)
+        return summary_of(record, running_here=live is not None and live.busy)
+
+    def _synced(self, session_id: str) -> _Live:
+        """The session's in-memory state, its log caught up with the store (events
+        another process wrote since) unless a run is going on here."""
+        sid = self.store.resolve(session_id)
+        live = self._live.get(sid)
+        if live is None:
+            live = self._live[sid] = _Live(EventLog(sid))
+        if not live.busy:
+            newer = self.store.events(sid)[live.log.stored :]
+            if newer:
+                live.log.add_stored(newer)
+        return live
+
+    def _claim(self, session_id: str) -> tuple[SessionRecord, _Live]:
+        live = self._synced(session_id)
+        if live.busy:
+            raise SessionError(f"Session {live.log.session_id} is already running here.")
+        return self.store.get(live.log.session_id), live
+
+    def _paused(self, session_id: str) -> tuple[SessionRecord, _Live, Pending]:
+        record, live = self._claim(session_id)
+        if record.status != "paused" or not record.pending:
+            raise SessionError(
+                f"Session {record.id} is not waiting for a reply (status {record.status})."
+            )
+        return record, live, Pending.from_dict(record.pending)
+
+    async def _resume_if_complete(
+        self, record: SessionRecord, live: _Live, pending: Pending
+    ) -> bool:
+        if not live.replies.complete(pending):
+            return False
+        plan = live.replies.plan(pending)
+        live.replies = Replies()
+
+        def opener(agent: Agent) -> AsyncIterator[Event]:
+            self._apply_plan(agent, record, pending, plan, live)
+            return agent.resume_stream(record.id, answer=plan.answer, approve=plan.approve)
+
+        await self._begin(record, live, opener)
+        return True
+
+    def _apply_plan(
+        self, agent: Agent, record: SessionRecord, pending: Pending, plan: ReplyPlan, live: _Live
+    ) -> None:
+        """Settle the replies the loop's one flag cannot carry; remember "always"."""
+        if plan.settled:
+            calls = {c.id: c for c in pending.calls}
+            events: list[Event] = [
+                ToolResultEvent(
+                    id=cid,
+                    name=calls[cid].name,
+                    is_error=result.is_error,
+                    content=agent.context.truncate(result.content)[0],
+                )
+                for cid, result in plan.settled.items()
+            ]
+            stored = settle(pending, plan.settled)
+            self.store.commit(record.id, TurnWrite(events=events, set_pending=True, pending=stored))
+            live.log.add_stored(events)
+        if plan.always and isinstance(agent.gate, RememberingGate):
+            ctx = agent.tool_context(record.id)
+            ctx.state.update(record.state)
+            for call in plan.always:
+                agent.gate.remember(call, ctx)
+
+    async def _begin(self, record: SessionRecord, live: _Live, opener: StreamOpener) -> None:
+        """Build the stored session's agent and start a run on it; returns once the run
+        has produced its first event (errors before that are raised here)."""
+        live.busy = True
+        store = SessionStore(self.settings.sessions_db)
+        try:
+            agent = stored_session_agent(
+                record,
+                settings=self.settings,
+                store=store,
+                registry=self.registry if record.id in self._ours else None,
+                model=self._model_for(record),
+            )
+            await self._task_group.start(self._drive, live, agent, store, opener)
+        except BaseException:
+            live.busy = False
+            store.close()
+            raise
+
+    def _model_for(self, record: SessionRecord) -> Model | None:
+        """The service's model object when the session ran on it (it has no spec
+        another process could rebuild it from)."""
+        model = self.model
+        if model is not None and not isinstance(model, str) and model.name == record.model:
+            return model
+        return None
+
+    async def _drive_new(
+        self,
+        agent: Agent,
+        store: WatchedStore,
+        prompt: str,
+        *,
+        task_status: anyio.abc.TaskStatus[str],
+    ) -> None:
+        with contextlib.ExitStack() as stack:
+            stack.callback(store.close)
+            stream = agent.run_stream(prompt)
+            first = await anext(stream)
+            sid = store.created
+            assert sid is not None, "the loop stores a new session before its first event"
+            self._ours.add(sid)
+            live = self._live[sid] = _Live(EventLog(sid), busy=True)
+            await self._pump(live, agent, stream, first, task_status.started, sid)
+
+    async def _drive(
+        self,
+        live: _Live,
+        agent: Agent,
+        store: SessionStore,
+        opener: StreamOpener,
+        *,
+        task_status: anyio.abc.TaskStatus[None],
+    ) -> None:
+        with contextlib.ExitStack() as stack:
+            stack.callback(store.close)
+            stream = opener(agent)
+            first = await anext(stream)
+            await self._pump(live, agent, stream, first, task_status.started, None)
+
+    async def _pump(
+        self,
+        live: _Live,
+        agent: Agent,
+        stream: AsyncIterator[Event],
+        first: Event,
+        started: Callable[[Any], None],
+        value: Any,
+    ) -> None:
+        """Log the run's events until it ends; then catch up with what the store
+        recorded that the stream did not yield (a cancelled run's ``done``)."""
+        before, logged = live.log.stored, 0
+        live.agent, live.finished = agent, anyio.Event()
+        live.log.begin_run()
+        cancelled = False
+        try:
+            with anyio.CancelScope() as scope:
+                live.scope = scope
+                live.log.append(first)
+                logged += not isinstance(first, TextDeltaEvent)
+                started(value)
+                async for event in stream:
+                    live.log.append(event)
+                    logged += not isinstance(event, TextDeltaEvent)
+            cancelled = scope.cancelled_caught
+        except Exception as e:  # a bug below: the loop recorded ``error``; keep serving
+            live.log.append(
+                DoneEvent(session_id=live.log.session_id, status="error", reason=repr(e))
+            )
+        finally:
+            live.scope = None
+            with anyio.CancelScope(shield=True):
+                await _aclose(stream)
+                if cancelled and agent.subagents is not None:
+                    await anyio.to_thread.run_sync(agent.subagents.cancel_all)
+            self._end_run(live, before, logged)
+
+    def _end_run(self, live: _Live, before: int, logged: int) -> None:
+        sid = live.log.session_id
+        recorded = self.store.events(sid)[before:]
+        for event in recorded[logged:]:
+            live.log.append(event)
+        last = live.log.history(live.log.last_seq - 1)
+        if not last or not ends_run(last[-1].event):  # the run's end was not recorded
+            live.log.append(DoneEvent(session_id=sid, status=self.store.get(sid).status))
+        live.log.end_run(before + len(recorded))
+        live.busy, live.agent = False, None
+        live.replies = Replies()
+        live.finished.set()
+
+
+async def _aclose(stream: AsyncIterator[Event]) -> None:
+    close: Callable[[], Awaitable[None]] | None = getattr(stream, "aclose", None)
+    if close is not None:
+        await close()
