@@ -14,6 +14,11 @@ into a clean one-line message instead of a traceback::
     │   ├── SkillExecutionError     a script or code skill failed to run
     │   ├── ResourceAccessError     a level-3 path escaped the skill folder
     │   └── PackageError            .skill archive refused or signature bad
+    │       ├── SourceError         a skill source (git, URL, index) refused:
+    │       │                       SourceUnreachableError, RefNotFoundError,
+    │       │                       DigestMismatchError, NotASkillSourceError,
+    │       │                       SkillChoiceError
+    │       └── LocallyModifiedError  an update would overwrite local edits
     ├── PolicyError                 a skill set cannot be composed (has diagnostics)
     ├── PermissionDeniedError       a tool call denied by rules or by the user
     ├── SandboxError                sandbox required but unavailable / failed
@@ -44,18 +49,23 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentNotFoundError",
     "ConfigError",
+    "DigestMismatchError",
+    "LocallyModifiedError",
     "MCPError",
     "ModelConfigError",
     "ModelConnectionError",
     "ModelError",
+    "NotASkillSourceError",
     "PackageError",
     "PermissionDeniedError",
     "PolicyError",
+    "RefNotFoundError",
     "ResourceAccessError",
     "SandboxError",
     "ScriptExhaustedError",
     "SessionError",
     "SessionNotFoundError",
+    "SkillChoiceError",
     "SkillError",
     "SkillExecutionError",
     "SkillNotFoundError",
@@ -63,6 +73,8 @@ __all__ = [
     "SkillUnavailableError",
     "SkillValidationError",
     "SkilldeckError",
+    "SourceError",
+    "SourceUnreachableError",
     "ToolError",
 ]
 
@@ -165,6 +177,38 @@ class ResourceAccessError(SkillError):
 
 class PackageError(SkillError):
     """A .skill archive or folder was refused at pack, install or verify time."""
+
+
+class SourceError(PackageError):
+    """A skill source (a git repository, a URL, a skills index) cannot be used."""
+
+
+class SourceUnreachableError(SourceError):
+    """The host did not answer, timed out, or answered with an HTTP error."""
+
+
+class RefNotFoundError(SourceError):
+    """The tag, branch or commit asked for does not exist in the repository."""
+
+
+class DigestMismatchError(SourceError):
+    """Downloaded bytes do not match the sha256 the index promised: refused."""
+
+
+class NotASkillSourceError(SourceError):
+    """The source holds no skill (no SKILL.md), or not the one asked for."""
+
+
+class SkillChoiceError(SourceError):
+    """The source holds several skills and none was chosen; ``candidates`` names them."""
+
+    def __init__(self, message: str, *, candidates: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.candidates = list(candidates)
+
+
+class LocallyModifiedError(PackageError):
+    """An installed skill was edited after install; an update would lose the edits."""
 
 
 class PolicyError(SkilldeckError):

@@ -59,6 +59,8 @@ class SkillSettings(BaseModel):
     #: sandbox ("audit", "on": old names for it). Trust is by content hash
     #: (`skilldeck skills trust NAME`), never by name: see skills/code/codetrust.py
     code_skills: Literal["sandboxed", "audit", "on", "off"] = "sandboxed"
+    #: where `skills install owner/repo` points (tests: a local file:// folder)
+    github_url: str = "https://github.com"
     #: obsolete (trust by name); kept so old configs load, it grants nothing
     trusted: list[str] = Field(default_factory=list)
     dynamic_context: bool = True

@@ -1,0 +1,140 @@
+"""``install_from``: install the chosen skills of any source through the one install flow.
+
+Parse the source, open it in a temp dir, choose (``skills``, ``all_skills``; a
+source with one skill needs neither, one with several lists them and asks), fetch
+only what was chosen, then hand each folder to
+:func:`skilldeck.skills.packaging.package.install` with its origin — so the
+hostile-archive checks, validation, the plug-in checks of
+:mod:`skilldeck.skills.packaging.hooks`, the atomic move and the lock entry are the
+same for a git repository as for a local folder.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from skilldeck.config import Settings
+from skilldeck.errors import NotASkillSourceError, SkillChoiceError
+from skilldeck.skills.packaging.lockfile import Scope
+from skilldeck.skills.packaging.package import InstalledSkill, install
+from skilldeck.skills.sources.httpsource import open_client
+from skilldeck.skills.sources.resolve import Candidate, Materialized, Opened, open_source
+from skilldeck.skills.sources.spec import FetchOptions, SourceSpec, parse_source
+
+__all__ = ["choose", "fetch_options", "install_from", "list_source"]
+
+
+def fetch_options(settings: Settings, base: FetchOptions | None = None) -> FetchOptions:
+    """``base`` (or the defaults) with the GitHub URL of ``[skills] github_url``."""
+    options = base or FetchOptions()
+    github_url = getattr(settings.skills, "github_url", None)
+    if github_url and options.github_url == FetchOptions.github_url:
+        options = FetchOptions(
+            options.http_timeout,
+            options.git_timeout,
+            options.transport,
+            github_url,
+            options.reporter,
+        )
+    return options
+
+
+def install_from(
+    source: str | Path,
+    *,
+    settings: Settings,
+    skills: Sequence[str] = (),
+    all_skills: bool = False,
+    scope: Scope = "workspace",
+    verify_key: Path | None = None,
+    force: bool = False,
+    identity: Path | None = None,
+    allow_risk: bool = False,
+    fetch: FetchOptions | None = None,
+) -> list[InstalledSkill]:
+    """Install the chosen skills of ``source`` (a path, URL, ``owner/repo``…).
+
+    Raises :class:`~skilldeck.errors.SkillChoiceError` (listing the skills) when the
+    source holds several and neither ``skills`` nor ``all_skills`` chose.
+    """
+    options = fetch_options(settings, fetch)
+    spec = parse_source(str(source), github_url=options.github_url)
+    installed: list[InstalledSkill] = []
+    with (
+        tempfile.TemporaryDirectory(prefix="skilldeck-fetch-") as tmp,
+        open_client(options) as client,
+    ):
+        opened = open_source(spec, Path(tmp), options, client)
+        chosen = choose(opened.candidates(), skills, all_skills=all_skills, source=str(source))
+        for item in opened.materialize(chosen):
+            installed.append(
+                install(
+                    item.path,
+                    scope=scope,
+                    verify_key=verify_key,
+                    force=force,
+                    settings=settings,
+                    identity=identity,
+                    allow_risk=allow_risk,
+                    origin=item.origin,
+                )
+            )
+    return installed
+
+
+def list_source(
+    source: str, *, settings: Settings, fetch: FetchOptions | None = None
+) -> list[Candidate]:
+    """The skills ``source`` holds, without installing any."""
+    options = fetch_options(settings, fetch)
+    spec = parse_source(source, github_url=options.github_url)
+    with (
+        tempfile.TemporaryDirectory(prefix="skilldeck-fetch-") as tmp,
+        open_client(options) as client,
+    ):
+        return open_source(spec, Path(tmp), options, client).candidates()
+
+
+def choose(
+    candidates: list[Candidate], wanted: Sequence[str], *, all_skills: bool, source: str
+) -> list[Candidate]:
+    """The candidates asked for; all of one; several without a choice is an error."""
+    if all_skills or (len(candidates) == 1 and not wanted):
+        return candidates
+    if not wanted:
+        listed = "\n".join(
+            f"  {c.name}" + (f" — {c.description[:60]}" if c.description else "")
+            for c in candidates
+        )
+        raise SkillChoiceError(
+            f"{source} holds {len(candidates)} skills:\n{listed}\nChoose with --skill NAME "
+            "(repeatable) or install them all with --all.",
+            candidates=[c.name for c in candidates],
+        )
+    out: list[Candidate] = []
+    for name in wanted:
+        match = [c for c in candidates if name in (c.name, c.subpath, Path(c.subpath).name)]
+        if not match:
+            names = ", ".join(c.name for c in candidates)
+            raise NotASkillSourceError(f"{source} has no skill named {name!r}; it holds: {names}.")
+        out.extend(m for m in match[:1] if m not in out)
+    return out
+
+
+def materialize_one(
+    spec: SourceSpec, subpath: str | None, workdir: Path, options: FetchOptions, client: object
+) -> Materialized:
+    """The skill at ``subpath`` of ``spec`` on disk (for update and pin)."""
+    opened: Opened = open_source(spec, workdir, options, client)  # type: ignore[arg-type]
+    for candidate in opened.candidates():
+        if (
+            subpath is None
+            or candidate.subpath == subpath
+            or (subpath == "" and len(opened.candidates()) == 1)
+        ):
+            return opened.materialize([candidate])[0]
+    raise NotASkillSourceError(
+        f"{spec.location} no longer holds a skill at {subpath!r}; reinstall it from its new place."
+    )

@@ -1,0 +1,204 @@
+"""A :class:`SourceSpec` opened: the skills it holds, fetched into a work dir on demand.
+
+Each kind answers two questions the same way — which skills are here
+(:meth:`Opened.candidates`, cheap: a git ``ls-tree``, an index, one download) and
+"put these on disk" (:meth:`Opened.materialize`, which returns local paths plus the
+:class:`~skilldeck.skills.packaging.lockfile.Origin` to record). Installing is not
+done here: the paths go to the one install flow,
+:func:`skilldeck.skills.packaging.package.install`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+from urllib.parse import urlsplit
+
+import httpx2
+
+from skilldeck.errors import NotASkillSourceError, SkilldeckError
+from skilldeck.skills.format import find_skill_md, parse_skill_md
+from skilldeck.skills.packaging.lockfile import Origin, is_excluded
+from skilldeck.skills.sources.gitsource import GitCheckout, fetch_commit
+from skilldeck.skills.sources.httpsource import download, save
+from skilldeck.skills.sources.index import IndexEntry, fetch_skill, read_index
+from skilldeck.skills.sources.spec import FetchOptions, SourceSpec
+
+__all__ = ["Candidate", "Opened", "open_source"]
+
+#: how deep a local folder is searched for skills when it is not one itself
+_LOCAL_DEPTH = 6
+
+
+@dataclass(frozen=True)
+class Candidate:
+    name: str
+    description: str
+    #: where it is inside the source: a folder ("" for the top) or an index name
+    subpath: str
+
+
+@dataclass(frozen=True)
+class Materialized:
+    candidate: Candidate
+    path: Path
+    #: None for a local install (the lock records the resolved path, as before)
+    origin: Origin | None
+
+
+class Opened(Protocol):
+    spec: SourceSpec
+
+    def candidates(self) -> list[Candidate]: ...
+
+    def materialize(self, chosen: list[Candidate]) -> list[Materialized]: ...
+
+
+def open_source(
+    spec: SourceSpec, workdir: Path, options: FetchOptions, client: httpx2.Client
+) -> Opened:
+    if spec.kind == "local":
+        return _Local(spec)
+    if spec.kind == "git":
+        checkout = fetch_commit(spec.location, spec.ref, workdir, options)
+        return _Git(spec, checkout, workdir)
+    if spec.kind == "index":
+        return _Index(spec, workdir, options, client, read_index(client, spec.location, options))
+    return _Url(spec, workdir, download(client, spec.location, options))
+
+
+def _describe(skill_md: Path, fallback: str) -> Candidate:
+    """Name and description from a SKILL.md's frontmatter (the folder's name if broken)."""
+    try:
+        data = parse_skill_md(skill_md).data
+    except SkilldeckError:
+        return Candidate(fallback, "", "")
+    name = data.get("name")
+    return Candidate(
+        name if isinstance(name, str) and name else fallback, str(data.get("description", "")), ""
+    )
+
+
+@dataclass
+class _Local:
+    spec: SourceSpec
+
+    def candidates(self) -> list[Candidate]:
+        root = Path(self.spec.location)
+        if not root.is_dir() or find_skill_md(root) is not None:
+            return [Candidate(root.stem or root.name, "", "")]
+        found = [
+            Candidate(c.name, c.description, rel)
+            for rel, c in ((rel, _describe(md, Path(rel).name)) for rel, md in _local_skills(root))
+        ]
+        return found or [Candidate(root.name, "", "")]
+
+    def materialize(self, chosen: list[Candidate]) -> list[Materialized]:
+        root = Path(self.spec.location)
+        return [Materialized(c, root / c.subpath if c.subpath else root, None) for c in chosen]
+
+
+def _local_skills(root: Path) -> list[tuple[str, Path]]:
+    """``(relative folder, SKILL.md)`` for every skill below ``root`` (real folders only)."""
+    out: list[tuple[str, Path]] = []
+    for here, dirs, _files in os.walk(root):
+        rel = Path(here).relative_to(root)
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not is_excluded((*rel.parts, d, "x"))
+            and not d.startswith(".")
+            and not (Path(here) / d).is_symlink()
+            and len(rel.parts) < _LOCAL_DEPTH
+        )
+        if rel.parts and (md := find_skill_md(Path(here))) is not None:
+            out.append((rel.as_posix(), md))
+            dirs[:] = []  # a skill's own folders are its resources, not more skills
+    return out
+
+
+@dataclass
+class _Git:
+    spec: SourceSpec
+    checkout: GitCheckout
+    workdir: Path
+    _found: list[Candidate] = field(default_factory=list)
+
+    def candidates(self) -> list[Candidate]:
+        if not self._found:
+            repo = urlsplit(self.spec.location).path.rstrip("/").rsplit("/", 1)[-1]
+            fallback_top = repo.removesuffix(".git") or "skill"
+            for i, folder in enumerate(self.checkout.skill_folders(self.spec.subpath)):
+                md = save(self._skill_md(folder), self.workdir / "meta" / str(i) / "SKILL.md")
+                found = _describe(md, Path(folder).name or fallback_top)
+                self._found.append(Candidate(found.name, found.description, folder))
+        return self._found
+
+    def _skill_md(self, folder: str) -> bytes:
+        prefix = f"{folder}/" if folder else ""
+        try:
+            return self.checkout.read(f"{prefix}SKILL.md")
+        except SkilldeckError:
+            return self.checkout.read(f"{prefix}skill.md")
+
+    def materialize(self, chosen: list[Candidate]) -> list[Materialized]:
+        root = self.checkout.checkout([c.subpath for c in chosen])
+        return [
+            Materialized(
+                c,
+                root / c.subpath if c.subpath else root,
+                Origin("git", self.spec.location, self.spec.ref, self.checkout.commit, c.subpath),
+            )
+            for c in chosen
+        ]
+
+
+@dataclass
+class _Url:
+    spec: SourceSpec
+    workdir: Path
+    data: bytes
+
+    def _path(self) -> Path:
+        name = urlsplit(self.spec.location).path.rstrip("/").rsplit("/", 1)[-1]
+        if name.lower() == "skill.md":
+            md = save(self.data, self.workdir / "raw" / "SKILL.md")
+            named = _describe(md, "skill").name
+            folder = self.workdir / "url" / Path(named).name
+            save(self.data, folder / "SKILL.md")
+            return folder
+        return save(self.data, self.workdir / "url" / Path(name).name)
+
+    def candidates(self) -> list[Candidate]:
+        return [Candidate(Path(urlsplit(self.spec.location).path).stem, "", "")]
+
+    def materialize(self, chosen: list[Candidate]) -> list[Materialized]:
+        return [Materialized(c, self._path(), Origin("url", self.spec.location)) for c in chosen]
+
+
+@dataclass
+class _Index:
+    spec: SourceSpec
+    workdir: Path
+    options: FetchOptions
+    client: httpx2.Client
+    entries: list[IndexEntry]
+
+    def candidates(self) -> list[Candidate]:
+        if not self.entries:
+            raise NotASkillSourceError(f"{self.spec.location} lists no skills.")
+        return [Candidate(e.name, e.description, e.name) for e in self.entries]
+
+    def materialize(self, chosen: list[Candidate]) -> list[Materialized]:
+        by_name = {e.name: e for e in self.entries}
+        out = []
+        for c in chosen:
+            entry = by_name[c.subpath]
+            path = fetch_skill(
+                self.client, self.spec.location, entry, self.workdir / "index", self.options
+            )
+            origin = Origin("index", self.spec.location, commit=entry.digest, subpath=entry.name)
+            out.append(Materialized(c, path, origin))
+        return out

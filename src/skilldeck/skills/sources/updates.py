@@ -1,0 +1,275 @@
+"""``skills check`` / ``update`` / ``pin``: keep installed remote skills current.
+
+What "out of date" means per source kind, from the lock entry's origin:
+
+* git — the requested ref (a branch's tip, a tag, HEAD) now names another commit
+  (one ``git ls-remote``; nothing is downloaded);
+* index — the index lists another skill digest for the name (one index download);
+* url — the file's content hash differs (the file is downloaded and hashed);
+* local — not checked: reinstall from the path with ``--force``.
+
+:func:`check_updates` changes nothing. :func:`update` re-fetches, verifies and
+replaces through the one install flow (atomic rename, previous copy kept under
+``backups/``). A skill whose files no longer match the lock (edited after install)
+is refused unless ``force``: an update must never silently lose the user's edits.
+A *pinned* skill (:func:`pin`) keeps its ref; if a pinned tag now names another
+commit — a moved tag, a classic supply-chain trick — ``check`` says ``moved`` and
+``update`` refuses it unless ``force``.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx2
+
+from skilldeck.config import Settings
+from skilldeck.errors import LocallyModifiedError, PackageError, SkilldeckError, SourceError
+from skilldeck.skills.packaging.lockfile import (
+    LockEntry,
+    Origin,
+    Scope,
+    hash_tree,
+    installed,
+    tree_digest,
+    verify,
+)
+from skilldeck.skills.packaging.package import InstalledSkill, install
+from skilldeck.skills.packaging.unpack import extract_archive
+from skilldeck.skills.sources.gitsource import remote_commit
+from skilldeck.skills.sources.httpsource import open_client
+from skilldeck.skills.sources.index import read_index
+from skilldeck.skills.sources.installer import fetch_options, materialize_one
+from skilldeck.skills.sources.spec import FetchOptions, SourceSpec
+
+__all__ = ["UpdateResult", "UpdateStatus", "check_updates", "pin", "update"]
+
+State = Literal["up-to-date", "outdated", "moved", "local", "error"]
+
+
+@dataclass(frozen=True)
+class UpdateStatus:
+    name: str
+    scope: Scope
+    kind: str
+    source: str
+    ref: str | None
+    pinned: bool
+    #: the installed commit (git) or content digest (index, url)
+    installed: str | None
+    #: what the source offers now (None: not checked, or it failed)
+    available: str | None
+    state: State
+    #: the installed files no longer match the lock (edited after install)
+    modified: bool
+    message: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class UpdateResult:
+    name: str
+    scope: Scope
+    #: "updated", "up-to-date", or "refused" (``message`` says why)
+    outcome: str
+    message: str = ""
+    installed: InstalledSkill | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {k: v for k, v in asdict(self).items() if k != "installed"}
+        data["installed"] = self.installed.to_dict() if self.installed else None
+        return data
+
+
+def check_updates(
+    settings: Settings,
+    *,
+    scope: Scope | None = None,
+    names: Sequence[str] = (),
+    fetch: FetchOptions | None = None,
+) -> list[UpdateStatus]:
+    """What each installed skill's source offers now. Changes nothing."""
+    options = fetch_options(settings, fetch)
+    modified = {
+        (p.scope, p.name) for p in verify(settings, scope=scope) if p.kind != "missing-skill"
+    }
+    out: list[UpdateStatus] = []
+    with open_client(options) as client:
+        for sc, entry in _selected(settings, scope, names):
+            out.append(_status(sc, entry, (sc, entry.name) in modified, options, client))
+    return out
+
+
+def _selected(
+    settings: Settings, scope: Scope | None, names: Sequence[str]
+) -> list[tuple[Scope, LockEntry]]:
+    entries = installed(settings, scope=scope)
+    if names:
+        known = {e.name for _, e in entries}
+        if missing := [n for n in names if n not in known]:
+            raise PackageError(
+                f"No installed skill named {', '.join(map(repr, missing))} in skills.lock; "
+                "see `skilldeck skills check`."
+            )
+        entries = [(s, e) for s, e in entries if e.name in names]
+    return entries
+
+
+def _status(
+    scope: Scope, entry: LockEntry, modified: bool, options: FetchOptions, client: httpx2.Client
+) -> UpdateStatus:
+    base = UpdateStatus(
+        entry.name, scope, entry.kind, entry.source, entry.ref, entry.pinned,
+        entry.commit or entry.digest, None, "local", modified,
+    )  # fmt: skip
+    if entry.kind == "local":
+        return replace(base, message="installed from a local path; not checked")
+    try:
+        available = _available(entry, options, client)
+    except SkilldeckError as e:
+        return replace(base, state="error", message=str(e))
+    if available == base.installed:
+        return replace(base, available=available, state="up-to-date")
+    moved = entry.pinned and entry.kind == "git"
+    return replace(base, available=available, state="moved" if moved else "outdated")
+
+
+def _available(entry: LockEntry, options: FetchOptions, client: httpx2.Client) -> str:
+    if entry.kind == "git":
+        return remote_commit(entry.source, entry.ref, options)
+    if entry.kind == "index":
+        for listed in read_index(client, entry.source, options):
+            if listed.name == (entry.subpath or entry.name):
+                return listed.digest
+        raise SourceError(f"{entry.source} no longer lists skill {entry.name!r}.")
+    with tempfile.TemporaryDirectory(prefix="skilldeck-check-") as tmp:
+        spec = SourceSpec("url", entry.source)
+        got = materialize_one(spec, None, Path(tmp), options, client)
+        if got.path.is_dir():
+            return tree_digest(hash_tree(got.path))
+        return _archive_digest(got.path)
+
+
+def _archive_digest(path: Path) -> str:
+    """The content hash a ``.skill``/``.zip`` would install as (unpacked in a temp dir)."""
+    with tempfile.TemporaryDirectory(prefix="skilldeck-check-") as tmp:
+        return tree_digest(extract_archive(path, Path(tmp)).files)
+
+
+def update(
+    settings: Settings,
+    *,
+    names: Sequence[str] = (),
+    all_skills: bool = False,
+    scope: Scope | None = None,
+    force: bool = False,
+    fetch: FetchOptions | None = None,
+) -> list[UpdateResult]:
+    """Bring ``names`` (or every installed skill with ``all_skills``) up to date.
+
+    Each skill is handled on its own: one refusal (local edits, a moved pinned tag,
+    an unreachable host) does not stop the others; its result says why.
+    """
+    if not names and not all_skills:
+        raise PackageError("Name the skills to update, or pass --all (see `skills check`).")
+    options = fetch_options(settings, fetch)
+    out: list[UpdateResult] = []
+    for status in check_updates(settings, scope=scope, names=names, fetch=options):
+        out.append(_update_one(settings, status, force=force, options=options))
+    return out
+
+
+def _update_one(
+    settings: Settings, status: UpdateStatus, *, force: bool, options: FetchOptions
+) -> UpdateResult:
+    def refused(message: str) -> UpdateResult:
+        return UpdateResult(status.name, status.scope, "refused", message)
+
+    if status.state == "local":
+        return refused(
+            "installed from a local path; reinstall it with `skills install PATH --force`"
+        )
+    if status.state == "error":
+        return refused(status.message)
+    if status.state == "up-to-date":
+        return UpdateResult(status.name, status.scope, "up-to-date")
+    if status.modified and not force:
+        return refused(str(_edited(status.name, status.scope)))
+    if status.state == "moved" and not force:
+        return refused(
+            f"pinned ref {status.ref!r} now names another commit ({status.installed} → "
+            f"{status.available}): a moved tag. Check the source; --force takes it."
+        )
+    entry = _entry(settings, status.scope, status.name)
+    try:
+        result = _replace(settings, status.scope, entry, entry.ref, entry.pinned, options)
+    except SkilldeckError as e:
+        return refused(str(e))
+    return UpdateResult(status.name, status.scope, "updated", installed=result)
+
+
+def pin(
+    settings: Settings,
+    name: str,
+    ref: str,
+    *,
+    scope: Scope | None = None,
+    force: bool = False,
+    fetch: FetchOptions | None = None,
+) -> InstalledSkill:
+    """Install ``ref`` (tag, branch or sha) of a git-installed skill and keep it there."""
+    options = fetch_options(settings, fetch)
+    matches = _selected(settings, scope, [name])
+    if len(matches) > 1:
+        raise PackageError(f"{name!r} is installed in both scopes; pass --scope.")
+    sc, entry = matches[0]
+    if entry.kind != "git":
+        raise PackageError(
+            f"{name!r} was installed from a {entry.kind} source, which has no refs to pin; "
+            "only skills from git repositories can be pinned."
+        )
+    if not force and any(
+        p.name == name for p in verify(settings, scope=sc) if p.kind != "missing-skill"
+    ):
+        raise _edited(name, sc)
+    return _replace(settings, sc, entry, ref, True, options)
+
+
+def _edited(name: str, scope: Scope) -> LocallyModifiedError:
+    return LocallyModifiedError(
+        f"{name!r} ({scope}) was edited after install (its files no longer match "
+        "skills.lock; see `skilldeck skills verify`). Updating would lose the edits: "
+        "keep a copy and pass --force (the current copy is kept under backups/)."
+    )
+
+
+def _entry(settings: Settings, scope: Scope, name: str) -> LockEntry:
+    return next(e for s, e in installed(settings, scope=scope) if e.name == name)
+
+
+def _replace(
+    settings: Settings, scope: Scope, entry: LockEntry, ref: str | None, pinned: bool,
+    options: FetchOptions,
+) -> InstalledSkill:  # fmt: skip
+    """Fetch ``entry``'s source at ``ref`` and install it over the current copy."""
+    spec = SourceSpec(entry.kind, entry.source, ref)
+    subpath = None if entry.kind == "url" else (entry.subpath or "")
+    with (
+        tempfile.TemporaryDirectory(prefix="skilldeck-update-") as tmp,
+        open_client(options) as client,
+    ):
+        got = materialize_one(spec, subpath, Path(tmp), options, client)
+        origin = got.origin if got.origin is not None else Origin(entry.kind, entry.source)
+        return install(
+            got.path,
+            scope=scope,
+            force=True,
+            settings=settings,
+            origin=replace(origin, ref=ref, pinned=pinned),
+        )
