@@ -64,6 +64,7 @@ from skilldeck.llm.messages import (
 from skilldeck.skills.policy.policy import ComposedSkill
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import ToolContext, ToolRegistry, ToolResult, ToolServices
+from skilldeck.tools.skill_session import TURN_KEY, forget_loads
 
 __all__ = ["HINT_META", "Agent", "Hinter", "Limits", "RunResult", "Startup"]
 
@@ -272,7 +273,8 @@ class Agent:
         view = self.context.prepare(run.history, self.specs)
         if view.omitted != run.omitted:
             run.omitted = view.omitted
-            if view.omitted:
+            if view.omitted:  # an earlier skill load may be hidden now: allow it again
+                forget_loads(run.ctx.state)
                 self.recorder.emit(run, ContextTrimmedEvent(omitted=view.omitted))
         return view.messages
 
@@ -314,6 +316,7 @@ class Agent:
             note = f"Not run: this run reached its limit of {cap} tool calls."
             refused = [Outcome(c, ToolResult.error(note)) for c in calls[len(allowed) :]]
         run.tool_calls += len(allowed)
+        run.ctx.state[TURN_KEY] = run.session_turn + 1  # the Skill tool says where it loaded
         outcomes = await self._dispatcher(run).dispatch(allowed) + refused
         emit = functools.partial(self.recorder.emit, run)
         run.stuck = run.guard.check(outcomes, run.session_turn + 1, emit) or run.stuck

@@ -38,13 +38,12 @@ vet dynamic-context commands as ``Bash`` calls.
 from __future__ import annotations
 
 import contextvars
-import inspect
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
 from skilldeck.errors import SkilldeckError, SkillNotFoundError, SkillUnavailableError
-from skilldeck.llm.messages import ToolCall, ToolSpec
+from skilldeck.llm.messages import ToolSpec
 from skilldeck.sandbox import Sandbox
 from skilldeck.skills.code import (
     SkillContext,
@@ -54,24 +53,25 @@ from skilldeck.skills.code import (
 )
 from skilldeck.skills.execution import (
     PLAN_REFUSAL,
-    LoadedSkill,
     LoadStatus,
     ScriptRunner,
-    ShellRunner,
     argument_string,
-    load_skill_for_use,
     render_available_skills,
-    shell_runner,
 )
 from skilldeck.skills.model.skill import Skill, SkillKind
 from skilldeck.skills.model.spec import call_name
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.skills.routing import registry_matches
-from skilldeck.skills.rules import parse_rules
 from skilldeck.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
-
-if TYPE_CHECKING:
-    from skilldeck.config import Settings
+from skilldeck.tools.skill_session import (
+    ContextGate,
+    GatedDispatcher,
+    already_loaded,
+    context_runner,
+    load_in_context,
+    remember_load,
+    runs_read_only,
+)
 
 __all__ = [
     "PLAN_REFUSAL",
@@ -254,6 +254,9 @@ class SkillTool(Tool):
     # ---- the three kinds ---------------------------------------------------------------
 
     async def _load(self, skill: Skill, raw_args: Any, ctx: ToolContext) -> ToolResult:
+        repeated = already_loaded(skill, raw_args, ctx)
+        if repeated is not None:  # its body is in the conversation already
+            return _result(skill, repeated, mode="already_loaded")
         loaded = await load_in_context(skill, raw_args, ctx, settings=self.settings)
         if loaded.status is LoadStatus.REFUSED:
             return _result(skill, loaded.error or PLAN_REFUSAL, error=True, mode="refused")
@@ -270,6 +273,7 @@ class SkillTool(Tool):
             )
         limit = self.settings.agent.tool_output_limit
         text, cut = cap_text(loaded.text, limit - len(head) - 2, source=str(skill.skill_md))
+        remember_load(skill, raw_args, ctx)
         return _result(
             skill,
             f"{head}\n\n{text}",
@@ -337,7 +341,7 @@ class SkillTool(Tool):
         wired = ctx.services.get("tool_dispatcher")
         if wired is not None:
             return wired
-        return _GatedDispatcher(self._tool_registry(), ctx, self, skill)
+        return GatedDispatcher(self._tool_registry(), ctx, self, skill)
 
     def _tool_registry(self) -> ToolRegistry:
         """The tools a code skill may call: the agent's registry, or (a Skill tool used
@@ -349,108 +353,6 @@ class SkillTool(Tool):
 
             self.tools = ToolRegistry([*builtin_tools(), self])
         return self.tools
-
-
-class ContextGate:
-    """The :class:`~skilldeck.skills.execution.loading.CommandGate` of a session, from its
-    :class:`ToolContext`: dynamic-context commands are vetted as ``Bash`` calls by
-    :func:`check_permission` (the loop's gate, or ``permission_check``), and plan mode
-    is read from the gate (:func:`runs_read_only`). Every skilldeck front door that
-    has a session (Skill tool, ``run --skill``, chat ``/skill``) uses this one."""
-
-    def __init__(self, ctx: ToolContext) -> None:
-        self.ctx = ctx
-
-    @property
-    def read_only(self) -> bool:
-        return runs_read_only(self.ctx)
-
-    async def check_command(self, skill: Skill, command: str) -> str | None:
-        return await check_permission(skill, "Bash", {"command": command}, self.ctx)
-
-
-def context_runner(ctx: ToolContext, settings: Settings) -> ShellRunner:
-    """The session's dynamic-context runner: ``bash -c`` in the workspace, under the
-    session's sandbox, with the skills' timeout and output cap."""
-    return shell_runner(
-        cwd=ctx.workspace,
-        timeout=settings.skills.script_timeout,
-        cap=settings.skills.output_cap,
-        sandbox=Sandbox.for_state(ctx.state, settings),
-        workspace=ctx.workspace,
-    )
-
-
-async def load_in_context(
-    skill: Skill, raw_args: Any, ctx: ToolContext, *, settings: Settings
-) -> LoadedSkill:
-    """:func:`~skilldeck.skills.execution.loading.load_skill_for_use` with the session's gate and
-    runner: what the Skill tool, ``run --skill`` and chat ``/skill`` all call."""
-    return await load_skill_for_use(
-        skill,
-        arguments=raw_args,
-        session_id=ctx.session_id,
-        workspace=ctx.workspace,
-        gate=ContextGate(ctx),
-        run_command=context_runner(ctx, settings),
-        dynamic=settings.skills.dynamic_context,
-    )
-
-
-async def check_permission(
-    skill: Skill, tool: str, tool_input: dict[str, Any], ctx: ToolContext
-) -> str | None:
-    """None when the call may run, else why not. Uses ``services["permission_check"]``
-    or ``services["tool_gate"]``; an ``ask`` is satisfied by the skill's own
-    ``allowed-tools`` (Claude Code's pre-approval), else refused (no one to ask here).
-    With neither service wired (no permission system), everything is allowed."""
-    check = ctx.services.get("permission_check")
-    if check is not None:
-        answer = check(tool, tool_input)
-        reason: str | None = await answer if inspect.isawaitable(answer) else answer
-        return reason
-    gate = ctx.services.get("tool_gate")
-    if gate is None:
-        return None
-    decision = await gate.check(ToolCall(id="skill-internal", name=tool, input=tool_input), ctx)
-    if decision.kind == "allow":
-        return None
-    if decision.kind == "deny":
-        return str(decision.message or "denied by a permission rule")
-    for rule in parse_rules(skill.metadata.allowed_tools):
-        if rule.matches(tool, tool_input, workspace=ctx.workspace, deny=False, family=False):
-            return None
-    return (
-        f"{tool} needs approval; pre-approve it in the skill's allowed-tools or a permission rule"
-    )
-
-
-class _GatedDispatcher:
-    """``call(name, input)`` for code skills when the agent did not wire one: the tool
-    registry, behind :func:`check_permission` and the skill's forbidden tools."""
-
-    def __init__(
-        self, tools: ToolRegistry, ctx: ToolContext, owner: SkillTool, skill: Skill
-    ) -> None:
-        self.tools, self.ctx, self.owner, self.skill = tools, ctx, owner, skill
-
-    async def call(self, name: str, input: dict[str, Any]) -> ToolResult:
-        for rule in parse_rules(self.skill.metadata.forbidden):
-            if rule.matches(name, input, workspace=self.ctx.workspace, deny=True):
-                return ToolResult.error(f"Skill {self.skill.name!r} forbids {rule}.")
-        reason = await check_permission(self.skill, name, input, self.ctx)
-        if reason is not None:
-            return ToolResult.error(f"Permission denied for {name}: {reason}")
-        return await self.tools.dispatch(name, input, self.ctx)
-
-
-def runs_read_only(ctx: ToolContext) -> bool:
-    """Whether this session may only read (plan mode): said by the loop's gate (its
-    ``read_only`` attribute, set by a plan-mode permission gate or a plan sub-agent's
-    scope) or by ``services["read_only"]``. Duck-typed: tools/ never imports agent/."""
-    if ctx.services.get("read_only"):
-        return True
-    return bool(getattr(ctx.services.get("tool_gate"), "read_only", False))
 
 
 def _plan_refusal(skill: Skill, detail: str) -> ToolResult:
