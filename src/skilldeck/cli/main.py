@@ -43,6 +43,7 @@ _GROUPS: dict[str, tuple[str, list[str]]] = {
             "skilldeck.cli.skills.skills_exec_cmd",
             "skilldeck.cli.skills.skills_match_cmd",
             "skilldeck.cli.skills.skills_pkg_cmd",
+            "skilldeck.cli.skills.skills_sources_cmd",
             "skilldeck.cli.skills.skills_trust_cmd",
         ],
     ),
@@ -79,6 +80,7 @@ _GROUP_COMMANDS: dict[str, dict[str, str]] = {
             ("pack", "keygen", "install", "verify", "uninstall"),
             "skilldeck.cli.skills.skills_pkg_cmd",
         ),
+        **dict.fromkeys(("check", "update", "pin"), "skilldeck.cli.skills.skills_sources_cmd"),
         "trust": "skilldeck.cli.skills.skills_trust_cmd",
     },
 }

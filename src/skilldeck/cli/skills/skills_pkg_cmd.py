@@ -1,14 +1,19 @@
 """``skilldeck skills pack|keygen|install|verify|uninstall``: share skills as signed packages.
 
-Thin: options → :mod:`skilldeck.skills.packaging.package` → a line of output (or ``--json``).
+Thin: options → :mod:`skilldeck.skills.packaging.package` (``install`` goes through
+:func:`skilldeck.skills.sources.install_from`, which takes every source kind) → a
+line of output (or ``--json``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
+from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -16,16 +21,20 @@ from skilldeck.cli.common import (
     JsonOption,
     fail,
     print_json,
+    stderr_console,
     stdout_console,
 )
 from skilldeck.cli.workspace import settings_from_cli
 from skilldeck.skills.format import load_skill
 from skilldeck.skills.model.diagnostics import warnings_of
-from skilldeck.skills.packaging import install, installed, pack, uninstall, verify
+from skilldeck.skills.packaging import installed, pack, uninstall, verify
 from skilldeck.skills.packaging.signing import key_id, keygen, load_public_key
+from skilldeck.skills.sources import FetchOptions, install_from
 
 if TYPE_CHECKING:
+    from skilldeck.skills.packaging import InstalledSkill
     from skilldeck.skills.packaging.lockfile import Scope
+    from skilldeck.skills.sources import Reporter
 
 
 class ScopeChoice(StrEnum):
@@ -100,7 +109,24 @@ def keygen_cmd(
 
 
 def install_cmd(
-    source: Annotated[Path, typer.Argument(help="A .skill file or a skill folder.")],
+    source: Annotated[
+        str,
+        typer.Argument(
+            help="A skill folder or .skill file; owner/repo[/path][@ref] (GitHub); a git "
+            "URL[@ref]; an https URL of a .skill, .zip or SKILL.md; or a skills index "
+            "(https://host/.well-known/agent-skills/index.json).",
+            show_default=False,
+        ),
+    ],
+    skill: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--skill", help="Install this skill of a source holding several (repeatable)."
+        ),
+    ] = None,
+    all_skills: Annotated[
+        bool, typer.Option("--all", help="Install every skill the source holds.")
+    ] = False,
     scope: ScopeOption = ScopeChoice.workspace,
     verify: Annotated[
         Path | None,
@@ -111,24 +137,63 @@ def install_cmd(
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Install a skill package safely and record it in skills.lock."""
-    result = install(
-        source, scope=_scope(scope), verify_key=verify, force=force, settings=settings_from_cli()
-    )
+    """Install skills from a folder, .skill, git, URL or skills index (see skills.lock)."""
+    settings = settings_from_cli()
+    with cli_reporter() as reporter:
+        results = install_from(
+            source,
+            settings=settings,
+            skills=skill or (),
+            all_skills=all_skills,
+            scope=_scope(scope),
+            verify_key=verify,
+            force=force,
+            fetch=FetchOptions(reporter=reporter) if reporter else None,
+        )
     if as_json:
-        print_json(result.to_dict())
+        print_json(results[0].to_dict() if len(results) == 1 else [r.to_dict() for r in results])
         return
+    for result in results:
+        _print_installed(result)
+
+
+def _print_installed(result: InstalledSkill) -> None:
     console = stdout_console()
     version = f" {result.version}" if result.version else ""
-    console.print(f"Installed {result.name}{version} → {result.path} ({result.files} files)")
+    console.print(
+        f"Installed {result.name}{version} → {result.path} ({result.files} files)",
+        highlight=False,
+    )
     if result.signed_by:
         console.print(f"  signature verified (key {result.signed_by})")
     elif result.claimed_signer:
         console.print(f"  signed by key {result.claimed_signer} — NOT verified (use --verify)")
     if result.backup:
-        console.print(f"  previous copy kept at {result.backup}")
+        console.print(f"  previous copy kept at {result.backup}", highlight=False)
     for warning in result.warnings:
         console.print(f"  [yellow]warning[/]: {warning}", highlight=False)
+
+
+class _StderrStatus:
+    """Network steps shown as one rich status line on stderr (a TTY only)."""
+
+    def __init__(self, status: Any) -> None:
+        self._status = status
+
+    def step(self, message: str) -> None:
+        self._status.update(f"{message}…")
+
+
+@contextlib.contextmanager
+def cli_reporter() -> Iterator[Reporter | None]:
+    """A progress display for fetches: a spinner on stderr when it is a terminal,
+    nothing otherwise (pipes and logs get no control codes)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    console = stderr_console()
+    with console.status("fetching…") as status:
+        yield _StderrStatus(status)
 
 
 def verify_cmd(

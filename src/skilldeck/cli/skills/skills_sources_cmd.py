@@ -1,0 +1,153 @@
+"""``skilldeck skills check|update|pin``: keep skills installed from git, URLs and indexes current.
+
+Thin: options → :mod:`skilldeck.skills.sources` → a table or ``--json``. ``check``
+changes nothing and exits 1 when something is out of date (so CI can ask);
+``update`` exits 1 when a skill was refused (edited locally, a moved pinned tag, an
+unreachable source) and says why for each.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from skilldeck.cli.common import JsonOption, print_json, stdout_console
+from skilldeck.cli.skills.skills_pkg_cmd import ScopeChoice, cli_reporter
+from skilldeck.cli.workspace import settings_from_cli
+from skilldeck.skills.sources import FetchOptions, check_updates, pin, update
+
+if TYPE_CHECKING:
+    from skilldeck.skills.sources import UpdateStatus
+
+ScopeFilter = Annotated[
+    ScopeChoice | None, typer.Option("--scope", help="Only this scope (default: both).")
+]
+_MARKS = {
+    "up-to-date": "[green]up to date[/]",
+    "outdated": "[yellow]outdated[/]",
+    "moved": "[red]tag moved[/]",
+    "local": "[dim]local[/]",
+    "error": "[red]error[/]",
+}
+
+
+def check_cmd(
+    names: Annotated[
+        list[str] | None, typer.Argument(help="Installed skills to check (default: all).")
+    ] = None,
+    scope: ScopeFilter = None,
+    as_json: JsonOption = False,
+) -> None:
+    """List installed skills whose source has something newer (changes nothing)."""
+    with cli_reporter() as reporter:
+        statuses = check_updates(
+            settings_from_cli(),
+            scope=scope.value if scope else None,
+            names=names or (),
+            fetch=FetchOptions(reporter=reporter) if reporter else None,
+        )
+    if as_json:
+        print_json([s.to_dict() for s in statuses])
+    else:
+        _print_statuses(statuses)
+    if any(s.state in ("outdated", "moved") for s in statuses):
+        raise typer.Exit(1)
+
+
+def _print_statuses(statuses: list[UpdateStatus]) -> None:
+    console = stdout_console()
+    if not statuses:
+        console.print("No installed skills recorded in skills.lock.")
+        return
+    for s in statuses:
+        ref = f"@{s.ref}" if s.ref else ""
+        pinned = " (pinned)" if s.pinned else ""
+        edited = " [yellow]edited locally[/]" if s.modified else ""
+        console.print(f"{_MARKS[s.state]} {s.name} ({s.scope}){edited}", highlight=False)
+        console.print(f"  {s.kind}: {s.source}{ref}{pinned}", highlight=False, soft_wrap=True)
+        if s.state in ("outdated", "moved"):
+            console.print(f"  {_short(s.installed)} → {_short(s.available)}", highlight=False)
+        if s.message and s.state != "local":
+            console.print(f"  {s.message}", highlight=False)
+
+
+def _short(value: str | None) -> str:
+    if not value:
+        return "?"
+    return value.removeprefix("sha256:")[:12]
+
+
+def update_cmd(
+    names: Annotated[list[str] | None, typer.Argument(help="Installed skills to update.")] = None,
+    all_skills: Annotated[
+        bool, typer.Option("--all", help="Update every installed skill.")
+    ] = False,
+    scope: ScopeFilter = None,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Overwrite local edits and take moved pinned tags (keeps a backup)."
+        ),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Fetch, verify and replace skills whose source has something newer."""
+    with cli_reporter() as reporter:
+        results = update(
+            settings_from_cli(),
+            names=names or (),
+            all_skills=all_skills,
+            scope=scope.value if scope else None,
+            force=force,
+            fetch=FetchOptions(reporter=reporter) if reporter else None,
+        )
+    if as_json:
+        print_json([r.to_dict() for r in results])
+    else:
+        console = stdout_console()
+        for r in results:
+            if r.outcome == "updated" and r.installed:
+                console.print(f"[green]updated[/] {r.name} ({r.scope})", highlight=False)
+                if r.installed.backup:
+                    console.print(f"  previous copy kept at {r.installed.backup}", highlight=False)
+            elif r.outcome == "up-to-date":
+                console.print(f"up to date {r.name} ({r.scope})", highlight=False)
+            else:
+                console.print(f"[red]refused[/] {r.name} ({r.scope}): {r.message}", highlight=False)
+    if any(r.outcome == "refused" for r in results):
+        raise typer.Exit(1)
+
+
+def pin_cmd(
+    name: Annotated[str, typer.Argument(help="An installed skill (from a git source).")],
+    ref: Annotated[str, typer.Argument(help="The tag, branch or full commit sha to keep.")],
+    scope: ScopeFilter = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite local edits (keeps a backup).")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Install REF of a git-installed skill and keep it there (update will not move it)."""
+    with cli_reporter() as reporter:
+        result = pin(
+            settings_from_cli(),
+            name,
+            ref,
+            scope=scope.value if scope else None,
+            force=force,
+            fetch=FetchOptions(reporter=reporter) if reporter else None,
+        )
+    if as_json:
+        print_json(result.to_dict())
+        return
+    console = stdout_console()
+    console.print(f"Pinned {result.name} to {ref} → {result.path}", highlight=False)
+    if result.backup:
+        console.print(f"  previous copy kept at {result.backup}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("check")(check_cmd)
+    app.command("update")(update_cmd)
+    app.command("pin")(pin_cmd)
