@@ -1,5 +1,6 @@
 """Which skill fits a request: tokeniser, word lists, the BM25F index and its cache,
-optional embeddings, per-turn hints.
+optional embeddings, per-turn hints; trigger evals (``skilldeck skills eval``) and
+what a new skill would cost the catalog (``--coexist``).
 
 Other packages import these names from here; the modules behind them are this
 package's own business. Names load lazily (an import of the facade costs nothing).
@@ -12,6 +13,19 @@ from typing import TYPE_CHECKING, Any
 from skilldeck._moved import load_attribute
 
 if TYPE_CHECKING:
+    from skilldeck.skills.routing.coexist import BlockFit, Coexistence, block_fit, coexistence
+    from skilldeck.skills.routing.evals import (
+        EVAL_FILES,
+        CaseResult,
+        EvalReport,
+        SkillReport,
+        TriggerCase,
+        build_report,
+        find_eval_file,
+        load_eval_file,
+        router_picker,
+        run_picker,
+    )
     from skilldeck.skills.routing.hints import (
         HINT_CLOSE,
         HINT_OPEN,
@@ -37,6 +51,22 @@ if TYPE_CHECKING:
     )
 
 _HOME: dict[str, str] = {
+    **dict.fromkeys(("BlockFit", "Coexistence", "block_fit", "coexistence"), "coexist"),
+    **dict.fromkeys(
+        (
+            "EVAL_FILES",
+            "CaseResult",
+            "EvalReport",
+            "SkillReport",
+            "TriggerCase",
+            "build_report",
+            "find_eval_file",
+            "load_eval_file",
+            "router_picker",
+            "run_picker",
+        ),
+        "evals",
+    ),
     "STOPWORDS": "tokenize",
     "fold": "tokenize",
     "stem": "tokenize",
@@ -58,18 +88,32 @@ _HOME: dict[str, str] = {
 
 __all__ = [
     "CAN_HANDLE_WEIGHT",
+    "EVAL_FILES",
     "HINT_CLOSE",
     "HINT_OPEN",
     "MIN_CEILING",
     "STOPWORDS",
+    "BlockFit",
+    "CaseResult",
+    "Coexistence",
+    "EvalReport",
     "Match",
     "SkillMatcher",
+    "SkillReport",
+    "TriggerCase",
+    "block_fit",
+    "build_report",
+    "coexistence",
+    "find_eval_file",
     "fold",
     "hint_from_settings",
+    "load_eval_file",
     "rank_for_disclosure",
     "registry_hinter",
     "registry_matches",
     "registry_ranking",
+    "router_picker",
+    "run_picker",
     "skill_fields",
     "skill_hint",
     "split_fused_names",

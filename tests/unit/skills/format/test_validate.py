@@ -600,6 +600,8 @@ def test_bundled_prompt_skills_are_valid_under_strict(name: str) -> None:
     assert skill is not None and skill.kind is SkillKind.PROMPT
     assert len(skill.description) > 150  # says what and when
     for reference in skill.list_resources():
+        if reference.startswith("evals/"):  # trigger evals feed `skills eval`, not the model
+            continue
         assert reference.startswith("references/")
         assert reference in skill.body  # every resource is pointed to from the body
     assert len(skill.body.splitlines()) < 500

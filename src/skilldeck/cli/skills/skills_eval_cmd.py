@@ -1,0 +1,264 @@
+"""``skilldeck skills eval [PATH|NAME]... [--model M] [--runs N] [--min-rate R] [--json]``.
+
+Runs trigger evals (skill-creator's ``{"query", "should_trigger"}`` lists; see
+``skills/routing/evals.py`` for the formats and where a skill keeps them):
+
+* without ``--model``, through the router, offline: a skill triggers when it is the
+  best invocable match and scores at least the hint threshold (``--threshold``);
+* with ``--model``, through a real model (any adapter, ``scripted:`` included): the
+  model is sent what an agent run's first turn would send and we record whether it
+  calls ``Skill(name)`` (``integrations/trigger_probe.py``), ``--runs`` times each.
+
+A PATH is a skill folder (its ``evals/`` file; the skill joins the catalog), a skill's
+eval file, or a suite file whose items name their ``skill``; a NAME is a catalog
+skill. With no argument every catalog skill that has evals is run. ``--min-rate``
+exits 1 when a skill's pass rate is below it, for CI. ``--coexist DIR`` says which
+existing skills would lose requests to the skill in DIR, and what it would push out
+of the level-1 block.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Annotated
+
+import anyio
+import typer
+
+from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption, fail, print_json
+from skilldeck.cli.workspace import discover_registry
+from skilldeck.errors import SkillError
+from skilldeck.integrations.trigger_probe import model_results, probe_agent
+from skilldeck.skills.model.skill import Skill
+from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.routing import (
+    Coexistence,
+    EvalReport,
+    SkillMatcher,
+    TriggerCase,
+    build_report,
+    coexistence,
+    find_eval_file,
+    load_eval_file,
+    router_picker,
+    run_picker,
+)
+
+TargetsArg = Annotated[
+    list[str] | None,
+    typer.Argument(help="Skill folders, eval or suite files, or skill names (default: all)."),
+]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_)
+
+
+def eval_(
+    targets: TargetsArg = None,
+    model: Annotated[
+        str | None, typer.Option("--model", "-m", help="Ask this model instead of the router.")
+    ] = None,
+    runs: Annotated[int, typer.Option("--runs", min=1, help="Runs per request (model).")] = 3,
+    min_rate: Annotated[
+        float | None,
+        typer.Option(
+            "--min-rate", min=0.0, max=1.0, help="Exit 1 if a skill's pass rate is lower."
+        ),
+    ] = None,
+    threshold: Annotated[
+        float | None,
+        typer.Option(
+            "--threshold", min=0.0, max=1.0, help="Router trigger score (default: hints)."
+        ),
+    ] = None,
+    coexist: Annotated[
+        Path | None, typer.Option("--coexist", help="A new skill folder to check against these.")
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="Server URL for openai-compat/ollama models.")
+    ] = None,
+    root: RootOption = None,
+    no_defaults: NoDefaultsOption = False,
+    json_: JsonOption = False,
+) -> None:
+    """Run trigger evals: does each skill get picked for its requests, and only those?"""
+    paths = [Path(t) for t in targets or () if Path(t).exists()]
+    skill_dirs = [p for p in paths if p.is_dir()]
+    registry = discover_registry([*skill_dirs, *(root or [])], no_defaults)
+    cases = collect_cases(registry, targets or [], allow_missing=coexist is not None)
+    limit = registry.settings.skills.hints.threshold if threshold is None else threshold
+    if coexist is not None:
+        _report_coexistence(registry, coexist, cases, limit, json_=json_)
+        return
+    report = run_evals(registry, cases, model=model, runs=runs, threshold=limit, base_url=base_url)
+    if json_:
+        print_json(report.to_dict())
+    else:
+        typer.echo("\n".join(report_lines(report, threshold=None if model else limit)))
+    under = report.below(min_rate) if min_rate is not None else []
+    if under:
+        names = ", ".join(f"{s.skill} ({s.pass_rate:.0%})" for s in under)
+        fail(f"{len(under)} skill(s) under --min-rate {min_rate:.0%}: {names}.")
+
+
+def run_evals(
+    registry: SkillRegistry,
+    cases: list[TriggerCase],
+    *,
+    model: str | None,
+    runs: int,
+    threshold: float,
+    base_url: str | None = None,
+) -> EvalReport:
+    """The report of ``cases`` through the router, or through ``model``."""
+    if model is None:
+        pick = router_picker(SkillMatcher.for_registry(registry), threshold=threshold)
+        return build_report("router", 1, run_picker(cases, pick))
+    with probe_agent(registry.settings, registry, model, base_url=base_url) as agent:
+        results = anyio.run(partial(model_results, agent, cases, runs=runs))
+    return build_report(f"model {agent.model_spec}", runs, results)
+
+
+# ---- which cases ---------------------------------------------------------------------
+
+
+def collect_cases(
+    registry: SkillRegistry, targets: list[str], *, allow_missing: bool = False
+) -> list[TriggerCase]:
+    """The cases the targets name (see the module docstring), checked against the
+    catalog: a case for a skill that is not in it is an error, not a silent miss."""
+    cases: list[TriggerCase] = []
+    for target in targets:
+        cases += _target_cases(registry, target)
+    if not targets:
+        for skill in registry.list():
+            found = find_eval_file(skill.folder)
+            cases += load_eval_file(found, skill=skill.name) if found else []
+    if not cases and not allow_missing:
+        raise SkillError(
+            "No trigger evals found. Write SKILL_DIR/evals/trigger_evals.json as a list "
+            'of {"query": "...", "should_trigger": true|false} (`skills new` writes one).'
+        )
+    unknown = sorted({c.skill for c in cases} - {s.name for s in registry.list()})
+    if unknown:
+        raise SkillError(
+            f"Evals name skills that are not in the catalog: {', '.join(unknown)}; "
+            "pass their folders (or --root) so they are discovered."
+        )
+    return cases
+
+
+def _target_cases(registry: SkillRegistry, target: str) -> list[TriggerCase]:
+    path = Path(target)
+    if path.is_dir():
+        skill = _skill_in(registry, path)
+        found = find_eval_file(path)
+        if found is None:
+            raise SkillError(
+                f"{path} has no trigger evals; write {path / 'evals/trigger_evals.json'} "
+                '(a list of {"query": "...", "should_trigger": true|false}).'
+            )
+        return load_eval_file(found, skill=skill.name)
+    if path.is_file():
+        owner = next((s for s in registry.list() if s.folder in path.resolve().parents), None)
+        return load_eval_file(path, skill=owner.name if owner else None)
+    if target in registry:
+        skill = registry.get(target)
+        found = find_eval_file(skill.folder)
+        if found is None:
+            raise SkillError(f"Skill {target!r} ({skill.folder}) ships no trigger evals.")
+        return load_eval_file(found, skill=skill.name)
+    raise SkillError(f"{target!r} is neither a file, a folder nor a skill in the catalog.")
+
+
+def _skill_in(registry: SkillRegistry, folder: Path) -> Skill:
+    real = folder.resolve()
+    for skill in registry.list():
+        if skill.folder.resolve() == real:
+            return skill
+    raise SkillError(f"{folder} holds no valid skill (see `skilldeck skills validate {folder}`).")
+
+
+# ---- rendering -----------------------------------------------------------------------
+
+
+def report_lines(report: EvalReport, *, threshold: float | None) -> list[str]:
+    """The report at 80 columns: one row per skill, failures, a summary."""
+    how = f"router, trigger score >= {threshold:.2f}" if threshold is not None else report.mode
+    runs = f", {report.runs} runs each" if report.runs > 1 else ""
+    lines = [f"Trigger evals ({how}{runs})", ""]
+    lines.append(f"{'skill':<28} {'trigger':>8} {'false':>6} {'pass':>5}  taken by")
+    for s in report.skills:
+        hits, total = s.positive_hits, s.positive_runs
+        negative_runs = s.negatives * report.runs
+        taken = ", ".join(f"{n} ({c})" for n, c in s.confusions.most_common(2))
+        lines.append(
+            f"{_cut(s.skill, 28):<28} {f'{hits}/{total}':>8} "
+            f"{f'{s.false_triggers}/{negative_runs}':>6} {s.pass_rate:>5.0%}  {_cut(taken, 28)}"
+        )
+    failed = [c for c in report.cases if not c.passed]
+    if failed:
+        lines += ["", "Failed requests:"]
+        for c in failed:
+            want = "should trigger" if c.case.should_trigger else "should not trigger"
+            took = ", ".join(sorted({p or "(none)" for p in c.picks}))
+            lines.append(f"  {_cut(c.case.skill, 20)} ({want}) -> {_cut(took, 30)}")
+            lines.append(f"    {_cut(repr(c.case.query), 74)}")
+    summary = report.summary()
+    lines += [
+        "",
+        f"{summary['passed']}/{summary['cases']} requests passed ({report.pass_rate:.0%}); "
+        f"trigger rate {summary['trigger_rate']:.0%}; "
+        f"{summary['false_triggers']} false triggers.",
+    ]
+    return lines
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _report_coexistence(
+    registry: SkillRegistry,
+    folder: Path,
+    cases: list[TriggerCase],
+    threshold: float,
+    *,
+    json_: bool,
+) -> None:
+    new_registry = discover_registry([folder], True)
+    new = _skill_in(new_registry, folder)
+    result = coexistence(
+        registry.list(),
+        new,
+        cases,
+        threshold=threshold,
+        budget=registry.settings.skills.prompt_budget,
+    )
+    if json_:
+        print_json(result.to_dict())
+    else:
+        typer.echo("\n".join(coexistence_lines(result)))
+
+
+def coexistence_lines(result: Coexistence) -> list[str]:
+    """What adding the skill costs, at 80 columns."""
+    data = result.to_dict()
+    lines = [f"Adding {result.new_skill}: {result.checked} existing requests checked."]
+    if not result.lost:
+        lines.append("No existing skill loses a request it took before.")
+    else:
+        lines.append(f"{len(result.losers)} skill(s) lose top-1 on their own evals:")
+        for r in result.lost:
+            lines.append(f"  {_cut(r.skill, 24)} -> {_cut(r.taken_by or '(none)', 24)}")
+            lines.append(f"    {_cut(repr(r.query), 74)}")
+    before, after = result.before, result.after
+    lines.append(
+        f"Level-1 block: {after.left_out} skill(s) left out (was {before.left_out}), "
+        f"{after.shortened} description(s) shortened (was {before.shortened})."
+    )
+    if data["newly_left_out"]:
+        lines.append(f"{data['newly_left_out']} more skill(s) would drop out of the block.")
+    return lines

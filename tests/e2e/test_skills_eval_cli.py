@@ -1,0 +1,253 @@
+"""``skilldeck skills eval`` through the real CLI: the router offline, the scripted
+model (deterministic), an OpenAI-compatible server on 127.0.0.1, ``--min-rate``,
+``--json``, ``--coexist`` and a bad eval file as one clear line."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import skilldeck, tool_call, write_script
+
+CATALOG = {
+    "pdf-tools": "Extract text and tables from PDF files, fill PDF forms, merge PDF documents.",
+    "git-commit": "Write conventional commit messages for staged git changes.",
+    "slack-gif-creator": "Create animated GIFs sized for Slack emoji and messages.",
+}
+PDF_EVALS = [
+    {"query": "extract the tables from this PDF file", "should_trigger": True},
+    {"query": "merge these two PDF documents", "should_trigger": True},
+    {"query": "write a commit message for my staged git changes", "should_trigger": False},
+]
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    base = tmp_path / "skills"
+    for name, description in CATALOG.items():
+        folder = base / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n", encoding="utf-8"
+        )
+    (base / "pdf-tools" / "evals").mkdir()
+    (base / "pdf-tools" / "evals" / "trigger_evals.json").write_text(json.dumps(PDF_EVALS))
+    return base
+
+
+def run(*args: str, cwd: Path) -> Any:
+    env = {"SKILLDECK_HOME": str(cwd / "home"), "HOME": str(cwd)}
+    return skilldeck("skills", "eval", *args, cwd=cwd, env=env)
+
+
+def test_router_eval_of_a_skill_folder(root: Path, tmp_path: Path) -> None:
+    done = run(
+        str(root / "pdf-tools"),
+        "--root",
+        str(root),
+        "--no-defaults",
+        "--threshold",
+        "0.1",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Trigger evals (router, trigger score >= 0.10)" in done.stdout
+    assert "3/3 requests passed (100%)" in done.stdout
+    assert max(map(len, done.stdout.splitlines())) <= 80
+
+
+def test_router_eval_json_and_min_rate(root: Path, tmp_path: Path) -> None:
+    base = ("pdf-tools", "--root", str(root), "--no-defaults", "--json")
+    done = run(*base, "--threshold", "0.99", "--min-rate", "0.9", cwd=tmp_path)
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    assert report["mode"] == "router"
+    assert report["skills"][0]["trigger_rate"] == 0.0
+    assert done.stderr.strip() == "error: 1 skill(s) under --min-rate 90%: pdf-tools (33%)."
+
+
+def test_scripted_model_is_deterministic(root: Path, tmp_path: Path) -> None:
+    script = write_script(
+        tmp_path / "model.jsonl",
+        [
+            {
+                "for": "extract the tables",
+                "tool_calls": [tool_call("c1", "Skill", skill="pdf-tools")],
+            },
+            {"for": "merge these", "tool_calls": [tool_call("c1", "Skill", skill="git-commit")]},
+            {"for": "commit message", "tool_calls": [tool_call("c1", "Skill", skill="git-commit")]},
+        ],
+    )
+    args = ("pdf-tools", "--root", str(root), "--no-defaults", "--model", f"scripted:{script}")
+    first = run(*args, "--runs", "2", "--json", cwd=tmp_path)
+    again = run(*args, "--runs", "2", "--json", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == again.stdout
+    (pdf,) = json.loads(first.stdout)["skills"]
+    assert pdf["trigger_rate"] == 0.5
+    assert pdf["confusions"] == {"git-commit": 2}
+    assert pdf["false_triggers"] == 0
+    text = run(*args, cwd=tmp_path)
+    assert "git-commit (2)" not in text.stdout  # 3 runs by default
+    assert "git-commit (3)" in text.stdout
+
+
+class CompatServer:
+    """Chat Completions on 127.0.0.1: calls Skill(pdf-tools) when the request mentions
+    PDF and the Skill tool lists it, else answers in text; keeps what it was sent."""
+
+    def __init__(self) -> None:
+        self.bodies: list[dict[str, Any]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))))
+                server.bodies.append(body)
+                reply = server.reply(body)
+                if body.get("stream"):
+                    self.send_response(200)
+                    self.send_header("content-type", "text/event-stream")
+                    self.end_headers()
+                    for chunk in as_chunks(reply):
+                        self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.close_connection = True
+                    return
+                data = json.dumps(reply).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def reply(self, body: dict[str, Any]) -> dict[str, Any]:
+        user = body["messages"][-1]["content"]
+        tools = {t["function"]["name"]: t["function"] for t in body.get("tools", [])}
+        listed = "<name>pdf-tools</name>" in tools.get("Skill", {}).get("description", "")
+        message: dict[str, Any] = {"role": "assistant", "content": "I will do it myself."}
+        if "PDF" in str(user) and listed:
+            call = {"name": "Skill", "arguments": json.dumps({"skill": "pdf-tools"})}
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "call_1", "type": "function", "function": call}],
+            }
+        finish = "tool_calls" if "tool_calls" in message else "stop"
+        return {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 1,
+            "model": body["model"],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12},
+        }
+
+
+def as_chunks(reply: dict[str, Any]) -> list[dict[str, Any]]:
+    """A completion as Chat Completions stream chunks (one delta, then usage)."""
+    choice = reply["choices"][0]
+    delta = {k: v for k, v in choice["message"].items() if v is not None}
+    for i, call in enumerate(delta.get("tool_calls", [])):
+        call["index"] = i
+    base = {k: reply[k] for k in ("id", "created", "model")}
+    base["object"] = "chat.completion.chunk"
+    return [
+        {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+        {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]},
+        {**base, "choices": [], "usage": reply["usage"]},
+    ]
+
+
+@pytest.fixture
+def server() -> Iterator[CompatServer]:
+    srv = CompatServer()
+    srv.thread.start()
+    try:
+        yield srv
+    finally:
+        srv.httpd.shutdown()
+        srv.httpd.server_close()
+
+
+def test_openai_compatible_server(root: Path, tmp_path: Path, server: CompatServer) -> None:
+    done = run(
+        str(root / "pdf-tools"),
+        "--root", str(root), "--no-defaults", "--json", "--runs", "2",
+        "--model", "openai-compat:local", "--base-url", server.url,
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["summary"]["passed"] == 3
+    assert report["summary"]["trigger_rate"] == 1.0
+    assert len(server.bodies) == 6  # 3 requests x 2 runs, one model call each
+    system = server.bodies[0]["messages"][0]
+    assert system["role"] == "system" and "<available_skills>" in system["content"]
+    assert {"Skill", "Read", "Bash"} <= {t["function"]["name"] for t in server.bodies[0]["tools"]}
+
+
+def test_coexist_reports_who_loses(root: Path, tmp_path: Path) -> None:
+    new = tmp_path / "new" / "pdf-merger"
+    new.mkdir(parents=True)
+    (new / "SKILL.md").write_text(
+        "---\nname: pdf-merger\ndescription: Merge PDF documents; merge two PDF files into one "
+        "PDF.\n---\n\n# merge\n",
+        encoding="utf-8",
+    )
+    base = ("--root", str(root), "--no-defaults", "--threshold", "0.1", "--coexist", str(new))
+    done = run(*base, "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["skills_losing_top1"] == ["pdf-tools"]
+    assert data["lost"] == [
+        {"skill": "pdf-tools", "query": "merge these two PDF documents", "taken_by": "pdf-merger"}
+    ]
+    text = run(*base, cwd=tmp_path)
+    assert "1 skill(s) lose top-1 on their own evals:" in text.stdout
+
+
+def test_bad_eval_file_is_one_clear_line(root: Path, tmp_path: Path) -> None:
+    (root / "pdf-tools" / "evals" / "trigger_evals.json").write_text('[{"query": ""}]')
+    done = run("pdf-tools", "--root", str(root), "--no-defaults", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"error: Eval set {root / 'pdf-tools/evals/trigger_evals.json'}, item 1: "
+        '"query" must be a non-empty string.'
+    ]
+
+
+def test_a_skill_without_evals_says_how_to_write_them(root: Path, tmp_path: Path) -> None:
+    done = run(str(root / "git-commit"), "--root", str(root), "--no-defaults", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "evals/trigger_evals.json" in done.stderr
+
+
+def test_a_failing_model_is_one_clear_line(root: Path, tmp_path: Path) -> None:
+    script = write_script(tmp_path / "broken.jsonl", [{"error": "the model is down"}])
+    done = run(
+        "pdf-tools",
+        "--root",
+        str(root),
+        "--no-defaults",
+        "--model",
+        f"scripted:{script}",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "the model is down" in done.stderr
