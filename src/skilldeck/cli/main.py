@@ -42,6 +42,7 @@ _GROUPS: dict[str, tuple[str, list[str]]] = {
             "skilldeck.cli.skills.skills_validate_cmd",
             "skilldeck.cli.skills.skills_exec_cmd",
             "skilldeck.cli.skills.skills_match_cmd",
+            "skilldeck.cli.skills.skills_eval_cmd",
             "skilldeck.cli.skills.skills_pkg_cmd",
             "skilldeck.cli.skills.skills_sources_cmd",
             "skilldeck.cli.skills.skills_trust_cmd",
@@ -81,6 +82,7 @@ _GROUP_COMMANDS: dict[str, dict[str, str]] = {
             "skilldeck.cli.skills.skills_pkg_cmd",
         ),
         **dict.fromkeys(("check", "update", "pin"), "skilldeck.cli.skills.skills_sources_cmd"),
+        "eval": "skilldeck.cli.skills.skills_eval_cmd",
         "trust": "skilldeck.cli.skills.skills_trust_cmd",
     },
 }
