@@ -63,6 +63,7 @@ _ROOT_COMMANDS: dict[str, tuple[str, str]] = {
         "skilldeck.cli.trust_cmd",
         "Trust a folder's own config and skills (see --list, --revoke).",
     ),
+    "web": ("skilldeck.web.command", "Serve the web chat (AG-UI at /agui) on 127.0.0.1:8765."),
 }
 #: in a group of several modules, which module registers each command: ``skills
 #: validate`` imports only ``skills_cmd``, not the trust and packaging commands (and the

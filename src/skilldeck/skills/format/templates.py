@@ -5,6 +5,11 @@ point as ``metadata: {entrypoint: scripts/run.py}`` (``metadata`` is a map of st
 in the spec) — ``detect_kind`` and the script runner read it from there as well as
 from a top-level ``entrypoint:``. A code skill needs no declaration: its
 ``skill.py`` is what makes it one.
+
+Every kind also gets ``evals/trigger_evals.json``, a trigger eval set in the format
+Anthropic's skill-creator uses (``{"query", "should_trigger"}``), for
+``skilldeck skills eval``: its requests are placeholders the author replaces with real
+ones — some the skill must take, some near misses it must leave alone.
 """
 
 from __future__ import annotations
@@ -133,6 +138,16 @@ class {cls}(CodeSkill):
         return SkillResult(success=True, output=text.upper())
 '''
 
+_EVALS = """\
+[
+  {{"query": "A request in a user's words that {name} should handle", "should_trigger": true}},
+  {{"query": "The same need said differently, without its keywords", "should_trigger": true}},
+  {{"query": "A harder case: indirect, or in another language", "should_trigger": true}},
+  {{"query": "A near miss: related words, but a task {name} is not for", "should_trigger": false}},
+  {{"query": "A request another skill (or no skill) should take", "should_trigger": false}}
+]
+"""
+
 _DESCRIPTION = (
     "Describe what the {name} skill does and when to use it; the model decides "
     "from this line whether to load the skill."
@@ -182,6 +197,8 @@ def new_skill(name: str, *, kind: TemplateKind = "prompt", directory: Path) -> P
     }
     skill_md = {"prompt": _PROMPT, "script": _SCRIPT, "code": _CODE}[kind]
     (folder / "SKILL.md").write_text(skill_md.format(**fields), encoding="utf-8")
+    (folder / "evals").mkdir()
+    (folder / "evals" / "trigger_evals.json").write_text(_EVALS.format(**fields), encoding="utf-8")
     if kind == "script":
         script = folder / "scripts" / "run.py"
         script.parent.mkdir()

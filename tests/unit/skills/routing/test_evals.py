@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from skilldeck.errors import SkillError
-from skilldeck.skills.format import load_skill
+from skilldeck.skills.format import load_skill, new_skill
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.routing import SkillMatcher
 from skilldeck.skills.routing.coexist import block_fit, coexistence
@@ -230,3 +230,12 @@ def test_block_fit_counts_what_a_small_budget_leaves_out(tmp_path: Path) -> None
     tight = block_fit(catalog, budget=700)
     assert tight.skills == 4
     assert tight.left_out > 0 or tight.shortened > 0
+
+
+def test_skills_new_writes_a_trigger_eval_template_that_loads(tmp_path: Path) -> None:
+    folder = new_skill("release-notes", directory=tmp_path)
+    found = find_eval_file(folder)
+    assert found == folder / "evals" / "trigger_evals.json"
+    cases = load_eval_file(found, skill="release-notes")
+    assert {c.should_trigger for c in cases} == {True, False}
+    assert all(c.skill == "release-notes" for c in cases)
