@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck.agent.context import ContextManager
-from skilldeck.agent.events import Event
+from skilldeck.agent.events import Event, ModelRetryEvent
 from skilldeck.agent.loop import Agent, Limits
 from skilldeck.agent.permissions.gate import Approver, ToolGate
-from skilldeck.agent.prompt import DEFAULT_INSTRUCTIONS
+from skilldeck.agent.prompt import COMPACT_INSTRUCTIONS, DEFAULT_INSTRUCTIONS
 from skilldeck.agent.spec import AgentSpec, PermissionOptions, Runtime, Scan, SkillPreload
 from skilldeck.agent.startup import (
     BODY_CAP,
@@ -67,9 +67,12 @@ from skilldeck.config import Settings
 from skilldeck.llm.client import ModelLLMClient
 from skilldeck.llm.factory import make_model
 from skilldeck.llm.messages import Model
+from skilldeck.llm.profile import Profile, ToolView, resolve_profile
+from skilldeck.llm.retry import RetryNotice
 from skilldeck.settings.precedence import resolve_model
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolRegistry, ToolServices
+from skilldeck.tools.compact import compact_spec
 
 #: kept for callers of the old path (now in ``agent/startup.py``)
 _REEXPORTED = (BODY_CAP, RANK_K, memory_folder, skill_body_message, skills_block)
@@ -119,8 +122,13 @@ def build(spec: AgentSpec, runtime: Runtime) -> Agent:
     # the settings the agent (its tools, children, launch record) sees name the model
     # it really uses: ``Settings.model`` is never a stale default beside ``--model``
     settings = runtime.settings.model_copy(update={"model": model_spec})
+    on_retry = _retry_events(runtime.on_event)
+    llm = _make_model(model, model_spec, settings, spec.base_url, on_retry)
+    profile = resolve_profile(settings, llm)
+    settings = _with_window(settings, model_spec, profile)
     runtime = replace(runtime, settings=settings)
-    llm = _make_model(model, model_spec, settings, spec.base_url)
+    if profile.compact and not isinstance(llm, ToolView):  # tools/compact.py's tools
+        llm = ToolView(llm, compact_spec)
     registry = runtime.registry or SkillRegistry.discover(
         settings, roots=runtime.scan.roots, no_defaults=runtime.scan.no_defaults
     )
@@ -138,7 +146,9 @@ def build(spec: AgentSpec, runtime: Runtime) -> Agent:
             only_tools=spec.only_tools,
             bound=spec.bound_tools,
         )
-        return _agent(spec, runtime, definition, toolset, (llm, model_spec), registry, store)
+        return _agent(
+            spec, runtime, definition, toolset, (llm, model_spec), registry, store, profile
+        )
     except BaseException:
         if runtime.store is None:
             store.close()
@@ -153,6 +163,7 @@ def _agent(
     model: tuple[Model, str],
     registry: SkillRegistry,
     store: SessionStore,
+    profile: Profile,
 ) -> Agent:
     """The one constructor call, with everything decided."""
     settings, (llm, model_spec) = runtime.settings, model
@@ -161,7 +172,7 @@ def _agent(
     limits = Limits.from_settings(settings, max_turns=turns)
     name = spec.name or (definition.name if definition else "main")
     base = spec.instructions or (definition.instructions if definition else "")
-    base = base or DEFAULT_INSTRUCTIONS
+    base = base or (COMPACT_INSTRUCTIONS if profile.compact else DEFAULT_INSTRUCTIONS)
     protocol = protocol_section(toolset.composed)
     can_load = "Skill" in toolset.tools
     return Agent(
@@ -179,6 +190,7 @@ def _agent(
             instructions=f"{base.rstrip()}\n\n{protocol}" if protocol else base,
             agent=name,
             list_skills=can_load,
+            compact=profile.compact,
         ),
         cwd=workdir,
         name=name,
@@ -358,7 +370,7 @@ def _manager_factory(
     def model_for(name: str | None) -> Model:
         if not name or name == model_spec:
             return llm
-        return _make_model(name, normalise_spec(name), settings, None)
+        return _make_model(name, normalise_spec(name), settings, None, None)
 
     def make(tools: ToolRegistry, gate: ToolGate) -> SubagentManager:
         return SubagentManager(
@@ -378,7 +390,47 @@ def _manager_factory(
     return make
 
 
-def _make_model(model: str | Model, spec: str, settings: Settings, base_url: str | None) -> Model:
+def _make_model(
+    model: str | Model,
+    spec: str,
+    settings: Settings,
+    base_url: str | None,
+    on_retry: Callable[[RetryNotice], None] | None,
+) -> Model:
     if not isinstance(model, str):
         return model
-    return make_model(spec, settings=settings, base_url=base_url)
+    return make_model(spec, settings=settings, base_url=base_url, on_retry=on_retry)
+
+
+def _retry_events(
+    on_event: Callable[[Event], None] | None,
+) -> Callable[[RetryNotice], None] | None:
+    """Every retry of the model as a :class:`ModelRetryEvent` to the runtime's
+    ``on_event`` (the CLI prints a line for it); ``llm/`` cannot import events."""
+    if on_event is None:
+        return None
+    sink = on_event
+
+    def notify(notice: RetryNotice) -> None:
+        sink(
+            ModelRetryEvent(
+                model=notice.model,
+                attempt=notice.attempt,
+                attempts=notice.attempts,
+                delay=notice.delay,
+                reason=notice.reason,
+            )
+        )
+
+    return notify
+
+
+def _with_window(settings: Settings, spec: str, profile: Profile) -> Settings:
+    """``settings`` whose ``models.context_windows`` knows the window the server
+    reported, so context trimming works to the real size (a copy: never written on
+    the runtime's settings)."""
+    known = settings.models.context_windows
+    if profile.window is None or known.get(spec) == profile.window:
+        return settings
+    models = settings.models.model_copy(update={"context_windows": {**known, spec: profile.window}})
+    return settings.model_copy(update={"models": models})

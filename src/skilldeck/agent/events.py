@@ -38,6 +38,18 @@ class ModelCallEvent(_Event):
     model: str
 
 
+class ModelRetryEvent(_Event):
+    """A model call failed and is retried after ``delay`` seconds (``llm/retry.py``):
+    attempt ``attempt`` of ``attempts`` failed with ``reason``."""
+
+    type: Literal["model_retry"] = "model_retry"
+    model: str
+    attempt: int
+    attempts: int
+    delay: float
+    reason: str
+
+
 class ToolCallEvent(_Event):
     type: Literal["tool_call"] = "tool_call"
     id: str
@@ -133,6 +145,7 @@ Event = Annotated[
     TextEvent
     | TextDeltaEvent
     | ModelCallEvent
+    | ModelRetryEvent
     | ToolCallEvent
     | ToolResultEvent
     | AskUserEvent

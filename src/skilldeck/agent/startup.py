@@ -33,9 +33,12 @@ from skilldeck.tools.skill_tool import cap_text, load_in_context
 
 __all__ = [
     "BODY_CAP",
+    "COMPACT_RANK_K",
+    "COMPACT_SKILLS_BUDGET",
     "RANK_K",
     "Hinter",
     "Startup",
+    "compact_skills_block",
     "hinter",
     "memory_folder",
     "preloader",
@@ -46,6 +49,10 @@ __all__ = [
 
 #: how many ranked skills the level-1 block puts first when it has to shorten
 RANK_K = 20
+#: the compact profile (small and local models): at most this many skills, the most
+#: relevant to the task, in at most this many characters
+COMPACT_RANK_K = 8
+COMPACT_SKILLS_BUDGET = 2000
 #: characters of a skill body preloaded into a conversation (``--skill``, chat's
 #: ``/skill``): real bodies are far shorter; a 150 MB one must not be stored whole
 BODY_CAP = 256 * 1024
@@ -62,24 +69,30 @@ def prompt_builder(
     instructions: str,
     agent: str,
     list_skills: bool,
+    compact: bool = False,
 ) -> Callable[[str], str]:
     """The system prompt for a new session; the skills block is ranked by its task and
-    left out when the agent cannot load skills (no Skill tool)."""
+    left out when the agent cannot load skills (no Skill tool). It is the only place
+    the catalog is sent (the ``Skill`` tool's description does not repeat it): here it
+    is ranked by the task and framed as data. ``compact``: the small-model profile's
+    shorter sections and :func:`compact_skills_block`."""
 
     def build(task: str) -> str:
-        budget = settings.skills.prompt_budget
+        tools = set(tool_names)
+        block = ""
+        if list_skills and compact:
+            block = compact_skills_block(registry, task, tools=tools)
+        elif list_skills:
+            block = skills_block(registry, task, budget=settings.skills.prompt_budget, tools=tools)
         return build_system_prompt(
             cwd=cwd,
             model=model,
             tools=tool_names,
             max_turns=max_turns,
             instructions=instructions,
-            skills_block=(
-                skills_block(registry, task, budget=budget, tools=set(tool_names))
-                if list_skills
-                else ""
-            ),
+            skills_block=block,
             memory=load_memory(settings, agent=memory_folder(settings, agent), cwd=cwd),
+            compact=compact,
         )
 
     return build
@@ -103,6 +116,23 @@ def skills_block(
         return whole
     ranked = registry_ranking(registry, task, k=RANK_K)
     return render_available_skills(skills, budget=budget, ranked=ranked, tools=tools)
+
+
+def compact_skills_block(
+    registry: SkillRegistry,
+    task: str,
+    *,
+    tools: set[str] | None = None,
+    k: int = COMPACT_RANK_K,
+    budget: int = COMPACT_SKILLS_BUDGET,
+) -> str:
+    """The compact profile's level-1 block: the ``k`` skills most relevant to ``task``
+    (all skills when the task ranks none), in ``budget`` characters; the model finds
+    the others with the Skill tool's ``query``."""
+    skills = registry.list()
+    ranked = registry_ranking(registry, task, k=k)
+    chosen = [s for s in skills if s.name in set(ranked)] if ranked else skills
+    return render_available_skills(chosen, budget=budget, ranked=ranked, tools=tools)
 
 
 def hinter(settings: Settings, registry: SkillRegistry, *, enabled: bool | None) -> Hinter | None:

@@ -45,6 +45,7 @@ from skilldeck.cli.run_cmd import (
     cancel_subagents,
     continued_agent,
     make_renderer,
+    retry_reporter,
 )
 from skilldeck.cli.skills import invalid_lines
 from skilldeck.errors import SkillError
@@ -110,6 +111,7 @@ def chat(
             json_events=json_ or not tty,
             approver=repl.approve,
             services={"ask_user": repl.ask_user},
+            on_event=retry_reporter(json_),
         )
     else:
         request = agent_request(
@@ -132,6 +134,7 @@ def chat(
             json_events=json_ or not tty,
             approver=repl.approve,
             services={"ask_user": repl.ask_user},
+            on_event=retry_reporter(json_),
         )
     with agent:
         repl.agent = agent

@@ -26,6 +26,7 @@ from skilldeck.agent.events import (
     Event,
     LoopDetectedEvent,
     ModelCallEvent,
+    ModelRetryEvent,
     PermissionRequestEvent,
     SkillHintEvent,
     SubagentEndEvent,
@@ -205,6 +206,8 @@ class RichRenderer:
             self.console.print(Text(f"warning: {event.message}", style="yellow"))
         elif isinstance(event, LoopDetectedEvent | ToolCallRecoveredEvent):
             self.console.print(loop_line(event, prefix))
+        elif isinstance(event, ModelRetryEvent):
+            self.console.print(Text(prefix + retry_line(event), style="yellow"))
         elif isinstance(event, SubagentStartEvent):
             self.console.print(
                 Text(f"↳ sub-agent ({event.subagent_type}) {event.description}", style="magenta")
@@ -231,6 +234,14 @@ def loop_line(event: LoopDetectedEvent | ToolCallRecoveredEvent, prefix: str = "
     what = f"{prefix}loop: {event.tool} {summarize_input(event.tool, event.input, limit=40)}"
     then = "stopping (stuck)" if event.stop else "the model was told"
     return Text(f"{what} repeated {event.count}× with the same result; {then}", style="yellow")
+
+
+def retry_line(event: ModelRetryEvent) -> str:
+    """One line for a retried model call (the CLI writes it to stderr)."""
+    return (
+        f"retry: {event.model} attempt {event.attempt + 1} of {event.attempts} in "
+        f"{event.delay:.1f}s ({event.reason})"
+    )
 
 
 def questions_text(questions: list[dict[str, Any]]) -> Text:

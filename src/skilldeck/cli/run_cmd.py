@@ -33,7 +33,7 @@ from rich.markup import escape
 from rich.prompt import Prompt
 
 from skilldeck.agent.builder import SkillPreload, build_agent
-from skilldeck.agent.events import DoneEvent
+from skilldeck.agent.events import DoneEvent, ModelRetryEvent
 from skilldeck.agent.permissions.permissions import MODES
 from skilldeck.agent.store import SessionStore, build_agent_for_session, session_settings
 from skilldeck.cli.common import (
@@ -52,6 +52,7 @@ from skilldeck.cli.render import (
     exit_code,
     parse_approval,
     paused_help,
+    retry_line,
 )
 from skilldeck.cli.workspace import offer_trust
 from skilldeck.errors import ConfigError, PolicyError, SessionError, SkilldeckError
@@ -148,7 +149,9 @@ def run(
     )
     with json_errors(json_):
         agent = request.build(
-            json_events=json_, approver=terminal_approver() if interactive(json_) else None
+            json_events=json_,
+            approver=terminal_approver() if interactive(json_) else None,
+            on_event=retry_reporter(json_),
         )
         with agent:
             done = drive(agent.run_stream(task), json_=json_, on_interrupt=cancel_subagents(agent))
@@ -193,6 +196,7 @@ def resume(
             session_store=store,
             json_events=json_,
             approver=terminal_approver() if interactive(json_) else None,
+            on_event=retry_reporter(json_),
         )
         stream = agent.resume_stream(record.id, answer=answer, approve=approve)
         done = drive(stream, json_=json_, on_interrupt=cancel_subagents(agent))
@@ -372,6 +376,24 @@ def policy_errors() -> Iterator[None]:
         if not e.diagnostics:
             sys.stderr.write(f"  {e}\n")
         raise typer.Exit(1) from None
+
+
+def retry_reporter(json_: bool) -> Callable[[Event], None]:
+    """What a retried model call shows: one ``retry:`` line on stderr, and with
+    ``--json`` its ``model_retry`` event on stdout among the others. Retries happen
+    inside one model call, so they reach the CLI through ``on_event``, not the run's
+    stream; every other event passes by untouched."""
+
+    def report(event: Event) -> None:
+        if not isinstance(event, ModelRetryEvent):
+            return
+        sys.stderr.write(retry_line(event) + "\n")
+        sys.stderr.flush()
+        if json_:
+            sys.stdout.write(event.to_json() + "\n")
+            sys.stdout.flush()
+
+    return report
 
 
 def cancel_subagents(agent: Agent) -> Callable[[], None]:

@@ -16,15 +16,16 @@ and the profile of what it is shown.
 * :func:`choose_profile`: ``compact`` (short tool descriptions, fewer instructions, a
   smaller ranked skills block) for local servers whose window is small, else
   ``default``; a configured ``profile`` wins.
-* :class:`ToolView` is a ``Model`` that shows its inner model shorter tool
-  descriptions (the agent builder gives it the table from ``tools/compact.py``).
+* :class:`ToolView` is a ``Model`` that shows its inner model shorter tools (the
+  agent builder gives it ``tools/compact.py``'s rewrite).
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import httpx2
@@ -38,12 +39,14 @@ __all__ = [
     "COMPACT_WINDOW",
     "DISCOVERY_TIMEOUT",
     "SAMPLING_KEYS",
+    "Profile",
     "ToolView",
     "choose_profile",
     "discover_context_window",
     "is_local_model",
     "model_options",
     "request_timeout",
+    "resolve_profile",
     "sampling_params",
 ]
 
@@ -105,6 +108,35 @@ def choose_profile(options: ModelOptions, *, provider: str, local: bool, window:
     if window is None:
         return "compact" if provider == "ollama" else "default"
     return "compact" if window <= COMPACT_WINDOW else "default"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What a model is shown: ``compact`` or ``default``, and its context window in
+    tokens when known (configured or discovered)."""
+
+    name: str
+    window: int | None = None
+
+    @property
+    def compact(self) -> bool:
+        return self.name == "compact"
+
+
+def resolve_profile(settings: Settings, model: Model) -> Profile:
+    """The profile of ``model`` (made by the factory, or any ``Model``): its options,
+    the window the config gives or the server reports (asked only of ``ollama:``,
+    ``openai-compat:`` and local servers), then :func:`choose_profile`."""
+    spec = model.name
+    provider, _, name = spec.partition(":")
+    options = model_options(settings, spec)
+    endpoint = getattr(model, "endpoint", None)
+    base_url = getattr(endpoint, "base_url", None) if endpoint is not None else None
+    local = is_local_model(provider, base_url)
+    window = options.context_window or settings.models.context_windows.get(spec)
+    if window is None and base_url and (provider in ("ollama", "openai-compat") or local):
+        window = discover_context_window(provider, name, base_url)
+    return Profile(choose_profile(options, provider=provider, local=local, window=window), window)
 
 
 # ---- context windows -------------------------------------------------------------
@@ -204,22 +236,17 @@ def _vllm_window(client: httpx2.Client, base: str, model: str) -> int | None:
 
 
 class ToolView:
-    """A ``Model`` that shows ``inner`` the tools with the descriptions of
-    ``descriptions`` (by tool name; tools not in it keep theirs). Everything else —
-    the name, ``aclose``, the endpoint — is the inner model's."""
+    """A ``Model`` that shows ``inner`` each tool as ``show`` rewrites it (the compact
+    profile: ``tools/compact.py``). Everything else — the name, ``aclose``, the
+    endpoint — is the inner model's."""
 
-    def __init__(self, inner: Model, descriptions: Mapping[str, str]) -> None:
+    def __init__(self, inner: Model, show: Callable[[ToolSpec], ToolSpec]) -> None:
         self.inner = inner
         self.name = inner.name
-        self.descriptions = dict(descriptions)
+        self.show = show
 
     def shown(self, tools: list[ToolSpec]) -> list[ToolSpec]:
-        return [
-            t.model_copy(update={"description": self.descriptions[t.name]})
-            if t.name in self.descriptions
-            else t
-            for t in tools
-        ]
+        return [self.show(tool) for tool in tools]
 
     async def respond(self, messages: list[Message], tools: list[ToolSpec]) -> AssistantMessage:
         return await self.inner.respond(messages, self.shown(tools))

@@ -56,13 +56,6 @@ class RetryNotice:
     delay: float
     reason: str
 
-    def line(self) -> str:
-        """The one line a terminal shows."""
-        return (
-            f"retrying {self.model} (attempt {self.attempt + 1} of {self.attempts}) in "
-            f"{self.delay:.1f}s: {self.reason}"
-        )
-
 
 @dataclass(frozen=True)
 class RetryPolicy:

@@ -150,8 +150,8 @@ class SkillTool(Tool):
         return [s for s in skills if not s.metadata.disable_model_invocation]
 
     def describe(self) -> str:
-        if not self.list_in_description:
-            return _BASE_DESCRIPTION
+        if not self.list_in_description:  # an agent's: the catalog is in its system prompt
+            return _BASE_DESCRIPTION.replace("not listed below", "not listed in the prompt")
         block = render_available_skills(self.invocable(), budget=self.settings.skills.prompt_budget)
         return f"{_BASE_DESCRIPTION}\n\n{block}" if block else _BASE_DESCRIPTION
 
