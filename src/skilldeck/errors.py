@@ -28,7 +28,8 @@ into a clean one-line message instead of a traceback::
     │   ├── ModelConnectionError    server unreachable after retries
     │   └── ScriptExhaustedError    the scripted model ran out of lines
     ├── SessionError
-    │   └── SessionNotFoundError
+    │   ├── SessionNotFoundError
+    │   └── SessionBusyError        another process is running that session now
     └── MCPError
 
     ConfigWarning (a UserWarning)   a setting that is ignored (unknown key, typo)
@@ -63,6 +64,7 @@ __all__ = [
     "ResourceAccessError",
     "SandboxError",
     "ScriptExhaustedError",
+    "SessionBusyError",
     "SessionError",
     "SessionNotFoundError",
     "SkillChoiceError",
@@ -253,6 +255,15 @@ class SessionError(SkilldeckError):
 
 class SessionNotFoundError(SessionError, LookupError):
     """No session has that id."""
+
+
+class SessionBusyError(SessionError):
+    """Another process holds the session's lease (it is running the session now): a
+    session has one writer at a time. ``owner`` describes that process."""
+
+    def __init__(self, message: str, *, owner: str = "") -> None:
+        super().__init__(message)
+        self.owner = owner
 
 
 class MCPError(SkilldeckError):

@@ -1,5 +1,6 @@
-"""Sessions on disk: the SQLite store and its migrations, a session's launch record, and
-rebuilding exactly that agent on resume.
+"""Sessions on disk: the SQLite store and its migrations, a session's launch record,
+rebuilding exactly that agent on resume, and the lease that gives a session one
+writer at a time.
 
 Other packages import these names from here; names load lazily, so importing the
 facade costs nothing.
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
         restore_settings,
         snapshot_settings,
     )
+    from skilldeck.agent.store.lease import LEASE_TTL, Lease
     from skilldeck.agent.store.migrations import (
         Migration,
         apply_migrations,
@@ -32,11 +34,13 @@ if TYPE_CHECKING:
         m002_indexes,
         m003_tool_state_and_parent,
         m004_launch_record,
+        m005_session_leases,
         migration,
         pending_migrations,
     )
     from skilldeck.agent.store.resume import (
         build_agent_for_session,
+        refuse_if_running_elsewhere,
         session_settings,
     )
     from skilldeck.agent.store.session import (
@@ -67,6 +71,10 @@ _HOME: dict[str, str] = {
     "m002_indexes": "migrations",
     "m003_tool_state_and_parent": "migrations",
     "m004_launch_record": "migrations",
+    "m005_session_leases": "migrations",
+    "LEASE_TTL": "lease",
+    "Lease": "lease",
+    "refuse_if_running_elsewhere": "resume",
     "LAUNCH_KEY": "launch",
     "LAUNCH_VERSION": "launch",
     "MODE_STRICTNESS": "launch",
@@ -85,7 +93,9 @@ _HOME: dict[str, str] = {
 __all__ = [
     "LAUNCH_KEY",
     "LAUNCH_VERSION",
+    "LEASE_TTL",
     "MODE_STRICTNESS",
+    "Lease",
     "Migration",
     "SessionRecord",
     "SessionStore",
@@ -102,6 +112,7 @@ __all__ = [
     "m002_indexes",
     "m003_tool_state_and_parent",
     "m004_launch_record",
+    "m005_session_leases",
     "migration",
     "narrow_gate",
     "narrower_mode",
@@ -109,6 +120,7 @@ __all__ = [
     "pending_migrations",
     "private_file",
     "process_alive",
+    "refuse_if_running_elsewhere",
     "restore_settings",
     "session_settings",
     "snapshot_settings",

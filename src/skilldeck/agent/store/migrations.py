@@ -134,3 +134,20 @@ def m004_launch_record(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE sessions ADD COLUMN agent_type TEXT")
     db.execute("ALTER TABLE sessions ADD COLUMN depth INTEGER NOT NULL DEFAULT 0")
     db.execute("ALTER TABLE sessions ADD COLUMN launch TEXT NOT NULL DEFAULT '{}'")
+
+
+@migration
+def m005_session_leases(db: sqlite3.Connection) -> None:
+    """Who is running a session now (``agent/store/session.py``): one row per session
+    being run, held by one process (pid and host) and refreshed by its heartbeat, so a
+    second process cannot run the same session at the same time."""
+    db.execute(
+        """CREATE TABLE leases (
+            session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+            pid INTEGER NOT NULL,
+            host TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            acquired REAL NOT NULL,
+            heartbeat REAL NOT NULL
+        )"""
+    )

@@ -12,6 +12,10 @@ its agent is rebuilt from that record alone:
 * the **tools** it held (a cap: a tool that cannot be rebuilt is simply missing),
   its type, its depth below the main agent, and its turn limit.
 
+A session another process is running now (it holds the session's lease,
+``agent/store/lease.py``) is refused at once with
+:class:`~skilldeck.errors.SessionBusyError` naming that process.
+
 What the caller adds can only narrow: a stricter ``permission_mode``, more ``ask`` and
 ``deny`` rules. ``allow`` rules and a wider mode are refused (ConfigError): start a
 new run to widen. A session stored before launch records existed is rebuilt from its
@@ -33,13 +37,13 @@ from skilldeck.agent.store.launch import (
     narrower_mode,
     restore_settings,
 )
-from skilldeck.agent.store.session import SessionRecord
+from skilldeck.agent.store.session import SessionRecord, SessionStore
 from skilldeck.config import Settings, load_settings
-from skilldeck.errors import ConfigError
+from skilldeck.errors import ConfigError, SessionBusyError
 from skilldeck.llm.messages import Model
 from skilldeck.skills.registry import SkillRegistry
 
-__all__ = ["build_agent_for_session", "session_settings"]
+__all__ = ["build_agent_for_session", "refuse_if_running_elsewhere", "session_settings"]
 
 
 def session_settings(session: SessionRecord, *, home: Path) -> Settings:
@@ -68,7 +72,9 @@ def build_agent_for_session(
     """The agent ``session`` ran as (see the module docstring). ``settings`` gives the
     home folder (and, for an old session, the settings). ``gate`` replaces a recorded
     gate skilldeck cannot rebuild (a library's own). Raises ConfigError when asked to
-    widen, SessionError when the record cannot be restored."""
+    widen, SessionError when the record cannot be restored, SessionBusyError when
+    another process is running the session."""
+    refuse_if_running_elsewhere(settings, session, kwargs.get("session_store"))
     if allow:
         raise ConfigError(
             f"A resumed session keeps the permissions it was started with; allow rules "
@@ -103,6 +109,19 @@ def build_agent_for_session(
         launch_extra={k: launch[k] for k in keep if k in launch},
         **kwargs,
     )
+
+
+def refuse_if_running_elsewhere(
+    settings: Settings, session: SessionRecord, store: SessionStore | None = None
+) -> None:
+    """Raise SessionBusyError when another live process holds ``session``'s lease."""
+    if store is None:
+        with SessionStore(settings.sessions_db) as own:
+            lease = own.lease(session.id)
+    else:
+        lease = store.lease(session.id)
+    if lease is not None and lease.blocks():
+        raise SessionBusyError(lease.message(), owner=lease.owner)
 
 
 def _legacy(

@@ -20,6 +20,9 @@ Guarantees:
   model read.
 * **A launch record** per session (``sessions.launch``, written once at creation and
   never by a turn): what ``resume`` rebuilds the session from (``agent/store/launch.py``).
+* **One writer per session**: a process running a session holds its lease
+  (``agent/store/lease.py``); a write by another process while it does is refused
+  with :class:`~skilldeck.errors.SessionBusyError`.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import contextlib
 import json
 import os
 import random
+import socket
 import sqlite3
 import threading
 import time
@@ -39,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from skilldeck.agent.events import EVENT_ADAPTER, Event
+from skilldeck.agent.store.lease import Lease, describe_process, read_lease, take_or_check_lease
 from skilldeck.agent.store.migrations import apply_migrations
 from skilldeck.errors import SessionError, SessionNotFoundError
 from skilldeck.llm.messages import MESSAGE_ADAPTER, Message, Usage
@@ -148,8 +153,10 @@ def new_session_id() -> str:
 class SessionStore:
     """A handle on one sessions database. Thread-safe; cheap to create; close when done."""
 
-    def __init__(self, path: Path, *, busy_timeout: float = 10.0) -> None:
+    def __init__(self, path: Path, *, busy_timeout: float = 10.0, owner: str | None = None) -> None:
         self.path = Path(path)
+        #: what this process is, in the lease another process is refused by
+        self.owner = owner or describe_process()
         self._lock = threading.RLock()
         in_memory = str(path) == ":memory:"  # sqlite's own name for a private database
         try:
@@ -278,6 +285,7 @@ class SessionStore:
                 ),
             )
             _insert_messages(db, sid, messages, now)
+            take_or_check_lease(db, sid, "running", self.owner, now)
 
         self._transaction(insert)
         return self.get(sid)
@@ -290,6 +298,7 @@ class SessionStore:
             row = db.execute("SELECT metadata FROM sessions WHERE id = ?", (session_id,)).fetchone()
             if row is None:
                 raise SessionNotFoundError(f"No session {session_id!r} in {self.path}.")
+            take_or_check_lease(db, session_id, write.status, self.owner, now)
             _insert_messages(db, session_id, write.messages, now)
             _insert_events(db, session_id, write.events, now)
             if write.usage is not None:
@@ -306,6 +315,21 @@ class SessionStore:
 
     def set_status(self, session_id: str, status: str, *, events: Sequence[Event] = ()) -> None:
         self.commit(session_id, TurnWrite(status=status, events=events))
+
+    def renew_leases(self, session_ids: Sequence[str]) -> None:
+        """Refresh the heartbeat of the leases this process holds on ``session_ids``
+        (a long-lived process calls it every few seconds while it runs them)."""
+        now = time.time()
+        pid, host = os.getpid(), socket.gethostname()
+
+        def renew(db: sqlite3.Connection) -> None:
+            db.executemany(
+                "UPDATE leases SET heartbeat = ? WHERE session_id = ? AND pid = ? AND host = ?",
+                [(now, sid, pid, host) for sid in session_ids],
+            )
+
+        if session_ids:
+            self._transaction(renew)
 
     def delete(self, session_id: str) -> None:
         sid = self.resolve(session_id)
@@ -351,11 +375,17 @@ class SessionStore:
     def load_messages(self, session_id: str) -> list[Message]:
         return [m.message for m in self.messages(session_id)]
 
-    def events(self, session_id: str) -> list[Event]:
+    def events(self, session_id: str, *, start: int = 0) -> list[Event]:
+        """The session's stored events in order, from the ``start``-th on."""
         rows = self._read(
-            "SELECT json FROM events WHERE session_id = ? ORDER BY seq", (session_id,)
+            "SELECT json FROM events WHERE session_id = ? AND seq >= ? ORDER BY seq",
+            (session_id, start),
         )
         return [EVENT_ADAPTER.validate_json(r["json"]) for r in rows]
+
+    def lease(self, session_id: str) -> Lease | None:
+        """Who is running the session now (None: nobody holds its lease)."""
+        return self._retry(lambda: read_lease(self._conn, session_id))
 
     def todos(self, session_id: str) -> list[dict[str, Any]]:
         rows = self._read(
