@@ -95,7 +95,9 @@ def remote_commit(url: str, ref: str | None, options: FetchOptions) -> str:
     options.reporter.step(f"asking {url} for {ref or 'its default branch'}")
     try:
         out = _git(
-            ["ls-remote", url, *(() if ref is None else (ref,)), "HEAD"], url=url, options=options
+            ["ls-remote", url, *(() if ref is None else (ref, f"{ref}^{{}}")), "HEAD"],
+            url=url,
+            options=options,
         )
     except _GitFailed as e:
         raise SourceUnreachableError(f"Cannot list the refs of {url}: {e}") from e

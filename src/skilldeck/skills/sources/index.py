@@ -24,7 +24,13 @@ from typing import Any
 
 import httpx2
 
-from skilldeck.errors import DigestMismatchError, NotASkillSourceError, SourceError
+from skilldeck.errors import (
+    DigestMismatchError,
+    NotASkillSourceError,
+    PackageError,
+    SourceError,
+)
+from skilldeck.skills.model.spec import unsafe_name_reason
 from skilldeck.skills.packaging.lockfile import tree_digest
 from skilldeck.skills.packaging.unpack import safe_entry_name
 from skilldeck.skills.sources.httpsource import check_digest, download, save
@@ -57,7 +63,7 @@ def read_index(client: httpx2.Client, url: str, options: FetchOptions) -> list[I
     if not isinstance(doc, dict) or not isinstance(doc.get("skills"), list):
         raise NotASkillSourceError(f'{url} has no "skills" list; not a skills index.')
     version = str(doc.get("version", "0.1.0"))
-    if not re.match(r"^0\.[2-9]\d*\.\d+$|^0\.\d{2,}\.\d+$", version):
+    if not _readable_version(version):
         raise SourceError(
             f"{url} is a skills index version {version}; skilldeck reads 0.2.x (with "
             "sha256 digests) and refuses older or unknown versions."
@@ -65,10 +71,18 @@ def read_index(client: httpx2.Client, url: str, options: FetchOptions) -> list[I
     return [_entry(item, url) for item in doc["skills"]]
 
 
+def _readable_version(version: str) -> bool:
+    """0.2.x and later 0.x minors (they only add fields); not 0.1 (no digests) nor 1.x."""
+    match = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", version)
+    return match is not None and int(match[1]) == 0 and int(match[2]) >= 2
+
+
 def _entry(item: Any, url: str) -> IndexEntry:
     if not isinstance(item, dict) or not isinstance(item.get("name"), str):
         raise NotASkillSourceError(f"{url}: a skill entry has no name; the index is malformed.")
     name = item["name"]
+    if (reason := unsafe_name_reason(name)) is not None:
+        raise SourceError(f"{url}: skill name {name!r} cannot be a folder name ({reason}).")
     digest = str(item.get("digest", ""))
     files = item.get("files")
     if not _DIGEST.match(digest) or not isinstance(files, list) or not files:
@@ -88,14 +102,16 @@ def _entry(item: Any, url: str) -> IndexEntry:
 def _safe_path(path: str, name: str) -> str:
     if not path or not _PATH_CHARS.match(path) or _BAD_PATH_CHARS & set(path):
         raise SourceError(f"Index skill {name!r} lists the unsafe file path {path!r}; refused.")
-    return "/".join(safe_entry_name(path))
+    try:
+        return "/".join(safe_entry_name(path))
+    except PackageError as e:
+        raise SourceError(f"Index skill {name!r} lists the unsafe file path {path!r}: {e}") from e
 
 
 def fetch_skill(
     client: httpx2.Client, index_url: str, entry: IndexEntry, dest: Path, options: FetchOptions
 ) -> Path:
     """Download ``entry``'s files into ``dest/<name>/``, verifying every digest."""
-    safe_entry_name(entry.name)
     base = index_url.rsplit("/", 1)[0]
     folder = dest / entry.name
     hashes: dict[str, str] = {}
