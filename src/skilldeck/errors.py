@@ -18,7 +18,9 @@ into a clean one-line message instead of a traceback::
     │       │                       SourceUnreachableError, RefNotFoundError,
     │       │                       DigestMismatchError, NotASkillSourceError,
     │       │                       SkillChoiceError
-    │       └── LocallyModifiedError  an update would overwrite local edits
+    │       ├── LocallyModifiedError  an update would overwrite local edits
+    │       ├── DecryptionError   an encrypted .skillpack: wrong identity, truncated, tampered
+    │       └── RiskyContentError the content scanner found high-severity findings
     ├── PolicyError                 a skill set cannot be composed (has diagnostics)
     ├── PermissionDeniedError       a tool call denied by rules or by the user
     ├── SandboxError                sandbox required but unavailable / failed
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AgentNotFoundError",
     "ConfigError",
+    "DecryptionError",
     "DigestMismatchError",
     "LocallyModifiedError",
     "MCPError",
@@ -62,6 +65,7 @@ __all__ = [
     "PolicyError",
     "RefNotFoundError",
     "ResourceAccessError",
+    "RiskyContentError",
     "SandboxError",
     "ScriptExhaustedError",
     "SessionBusyError",
@@ -211,6 +215,19 @@ class SkillChoiceError(SourceError):
 
 class LocallyModifiedError(PackageError):
     """An installed skill was edited after install; an update would lose the edits."""
+
+
+class DecryptionError(PackageError):
+    """An encrypted skill pack cannot be opened: no matching identity, or the file is
+    truncated or was modified (age authenticates every chunk)."""
+
+
+class RiskyContentError(PackageError):
+    """The content scanner found high-severity findings; ``findings`` lists them."""
+
+    def __init__(self, message: str, *, findings: Sequence[object] = ()) -> None:
+        super().__init__(message)
+        self.findings = list(findings)
 
 
 class PolicyError(SkilldeckError):

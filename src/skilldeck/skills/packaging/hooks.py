@@ -25,6 +25,8 @@ from pathlib import Path
 
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.packaging.lockfile import Origin, Scope
+from skilldeck.skills.packaging.skillpack import open_skillpack
+from skilldeck.skills.scanning.verdicts import install_check
 
 __all__ = [
     "OPENERS",
@@ -76,6 +78,6 @@ StagedCheck = Callable[[StagedSkill, InstallOptions], None]
 Opener = Callable[[Path, InstallOptions, Path], Path]
 
 #: run in order on every staged skill before it is committed
-STAGED_CHECKS: tuple[StagedCheck, ...] = ()
+STAGED_CHECKS: tuple[StagedCheck, ...] = (install_check,)  # the content scanner
 #: lower-case file suffix (with the dot) → its opener
-OPENERS: Mapping[str, Opener] = {}
+OPENERS: Mapping[str, Opener] = {".skillpack": open_skillpack, ".age": open_skillpack}

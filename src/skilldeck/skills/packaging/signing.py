@@ -151,3 +151,19 @@ def check(manifest: bytes, signature: bytes, public: Ed25519PublicKey) -> str:
             + "; refused."
         ) from e
     return key_id(public)
+
+
+def check_embedded(manifest: bytes, signature: bytes) -> str:
+    """Verify ``signature`` against the public key it carries; returns its key id.
+
+    This proves the manifest was not changed after signing by *that* key — not who
+    holds the key (anyone can sign with a key of their own): that is what
+    :func:`check` with a trusted key is for. Encrypted packs use it so a pack whose
+    signature was damaged or forged without the key is refused even without ``--verify``.
+    """
+    try:
+        raw = base64.b64decode(json.loads(signature)["public_key"], validate=True)
+        public = Ed25519PublicKey.from_public_bytes(raw)
+    except (ValueError, KeyError, TypeError, binascii.Error) as e:
+        raise PackageError(f"The package signature is malformed ({e}); refused.") from e
+    return check(manifest, signature, public)

@@ -1,0 +1,229 @@
+"""One ``POST /agui`` request, and the page's re-attach stream, as AG-UI events.
+
+A ``RunAgentInput`` either carries ``resume`` entries (the replies to the interrupts
+that ended the previous run: each becomes ``approve`` / ``answer`` on the session
+service, and the turn resumes once every waiting call has one) or a new user message
+(the last ``user`` message of ``messages``: a new session when the thread is unknown,
+else the thread's next message). The events of exactly that run are then read from
+the session's event log (numbered: everything after the last number before the run
+began) and mapped by :class:`~skilldeck.web.agui.AguiMapper`.
+
+``threadId`` is the session id. A client that names a new thread itself (the official
+``@ag-ui/client`` does) gets a new session; its thread id is remembered as an alias of
+that session, so its later runs (a resume, the next message) reach the same session.
+
+:func:`attach_events` serves a page (re)opening a session: the stored history, with
+the user's messages put back between the runs, then the live events of a run going
+on, then — when the session is paused — the interrupts it waits on.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ag_ui.core import (
+    BaseEvent,
+    RunAgentInput,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+)
+
+from skilldeck.agent.events import DoneEvent
+from skilldeck.errors import SessionError, SessionNotFoundError, SkilldeckError
+from skilldeck.service import SessionService
+from skilldeck.web.agui import AguiMapper, replies_from_resume
+
+__all__ = ["RunRequestError", "ThreadAliases", "agui_events", "attach_events", "user_text"]
+
+#: at most this many client-chosen thread ids are remembered
+MAX_ALIASES = 10_000
+
+
+class RunRequestError(SkilldeckError):
+    """The run input cannot start or resume a run (no message, missing replies…)."""
+
+
+@dataclass
+class ThreadAliases:
+    """Client-chosen thread ids of sessions this server created (in memory only)."""
+
+    _ids: dict[str, str] = field(default_factory=dict)
+
+    def session_for(self, thread_id: str) -> str:
+        return self._ids.get(thread_id, thread_id)
+
+    def remember(self, thread_id: str, session_id: str) -> None:
+        if thread_id and thread_id != session_id:
+            if len(self._ids) >= MAX_ALIASES:
+                self._ids.pop(next(iter(self._ids)))
+            self._ids[thread_id] = session_id
+
+
+def user_text(run_input: RunAgentInput) -> str:
+    """The text of the last user message (text parts joined; other parts ignored)."""
+    for message in reversed(run_input.messages):
+        if getattr(message, "role", None) != "user":
+            continue
+        content: Any = getattr(message, "content", "")
+        if isinstance(content, str):
+            return content
+        return "\n".join(
+            str(getattr(p, "text", "")) for p in content if getattr(p, "type", "") == "text"
+        )
+    return ""
+
+
+async def agui_events(
+    service: SessionService, run_input: RunAgentInput, aliases: ThreadAliases
+) -> AsyncIterator[BaseEvent]:
+    """The AG-UI events of the run ``run_input`` asks for, RUN_STARTED first."""
+    mapper = AguiMapper(run_input.thread_id or "", run_input.run_id or uuid.uuid4().hex)
+    try:
+        session_id, after = await _begin(service, run_input, aliases)
+    except SkilldeckError as e:
+        yield mapper.started(run_input)
+        for event in mapper.error(str(e), code=_code(e)):
+            yield event
+        return
+    mapper.thread_id = session_id
+    yield mapper.started(run_input)
+    async for item in service.subscribe(session_id, after=after):
+        step = item.event
+        pending = None
+        if isinstance(step, DoneEvent) and not step.is_sub_agent and step.status == "paused":
+            pending = service.show(session_id).pending
+        for out in mapper.map(step, pending=pending):
+            yield out
+        if mapper.finished:
+            return
+    for out in mapper.error(
+        "The run ended without a result (the server is stopping).", "interrupted"
+    ):
+        yield out
+
+
+async def _begin(
+    service: SessionService, run_input: RunAgentInput, aliases: ThreadAliases
+) -> tuple[str, int]:
+    """Start or resume the run; the session id and the event number it follows."""
+    thread = run_input.thread_id or ""
+    if run_input.resume:
+        session_id = aliases.session_for(thread)
+        detail = service.show(session_id)
+        replies, missing = _replies(run_input, detail.pending)
+        if missing:
+            raise RunRequestError(
+                f"Session {detail.summary.id} also waits for replies to the calls "
+                f"{', '.join(missing)}: send one resume entry per interrupt."
+            )
+        for reply in replies:
+            if reply.decision is not None:
+                await service.approve(detail.summary.id, reply.call_id, reply.decision)
+            else:
+                await service.answer(detail.summary.id, reply.call_id, reply.answer)
+        return detail.summary.id, detail.last_seq
+    text = user_text(run_input).strip()
+    if not text:
+        raise RunRequestError("The run input has no user message and no resume entries.")
+    known = _known_session(service, aliases.session_for(thread)) if thread else None
+    if known is None:
+        session_id = await service.start(text)
+        aliases.remember(thread, session_id)
+        return session_id, -1
+    detail = service.show(known)
+    if detail.summary.status == "paused":
+        raise RunRequestError(
+            f"Session {known} is paused, waiting for a reply: answer its interrupts "
+            "(resume entries) before sending a new message."
+        )
+    await service.send(known, text)
+    return known, detail.last_seq
+
+
+def _replies(run_input: RunAgentInput, pending: Sequence[Any]) -> tuple[list[Any], list[str]]:
+    if not pending:
+        raise RunRequestError("The session is not waiting for a reply: there is nothing to resume.")
+    try:
+        return replies_from_resume(run_input.resume or [], pending)
+    except ValueError as e:
+        raise RunRequestError(f"Wrong resume entry: {e}.") from e
+
+
+def _known_session(service: SessionService, thread: str) -> str | None:
+    try:
+        return service.show(thread).summary.id
+    except SessionNotFoundError:
+        return None
+
+
+def _code(error: SkilldeckError) -> str:
+    if isinstance(error, SessionNotFoundError):
+        return "session_not_found"
+    if isinstance(error, (SessionError, RunRequestError)):
+        return "bad_request"
+    return type(error).__name__
+
+
+# ---- re-attaching a page to a session -------------------------------------------------
+
+
+async def attach_events(service: SessionService, session_id: str) -> AsyncIterator[BaseEvent]:
+    """History (one AG-UI run per stored run, user messages between them), live events
+    of a run going on, then the interrupts of a paused session as a last short run."""
+    detail = service.show(session_id)
+    sid = detail.summary.id
+    users = [str(m.get("text", "")) for m in detail.messages if m.get("role") == "user"]
+    replay = _Replay(sid, users)
+    async for item in service.subscribe(sid):
+        for out in replay.feed(item.seq, item.event):
+            yield out
+    for out in replay.close():
+        yield out
+    detail = service.show(sid)
+    if detail.summary.status == "paused" and detail.pending:
+        mapper = AguiMapper(sid, f"pending-{uuid.uuid4().hex[:8]}")
+        yield mapper.started()
+        done = DoneEvent(session_id=sid, status="paused", reason=detail.summary.waiting_for)
+        for out in mapper.map(done, pending=detail.pending):
+            yield out
+
+
+@dataclass
+class _Replay:
+    session_id: str
+    users: list[str]
+    mapper: AguiMapper | None = None
+    next_user: int = 0
+    want_user: bool = True
+
+    def feed(self, seq: int, event: Any) -> list[BaseEvent]:
+        out: list[BaseEvent] = []
+        if self.mapper is None:
+            self.mapper = AguiMapper(self.session_id, f"history-{seq}", interrupt_on_pause=False)
+            out.append(self.mapper.started())
+            if self.want_user and self.next_user < len(self.users):
+                out += _user_message(self.users[self.next_user], f"user-{seq}")
+                self.next_user += 1
+        out += self.mapper.map(event)
+        if self.mapper.finished:
+            self.want_user = not (isinstance(event, DoneEvent) and event.status == "paused")
+            self.mapper = None
+        return out
+
+    def close(self) -> list[BaseEvent]:
+        if self.mapper is None:
+            return []
+        done = DoneEvent(session_id=self.session_id, status="interrupted")
+        return self.mapper.map(done)
+
+
+def _user_message(text: str, message_id: str) -> list[BaseEvent]:
+    return [
+        TextMessageStartEvent(message_id=message_id, role="user"),
+        TextMessageContentEvent(message_id=message_id, delta=text),
+        TextMessageEndEvent(message_id=message_id),
+    ]

@@ -1,0 +1,45 @@
+"""Browser tests: Debian's chromium driven by Playwright for Python (never a downloaded
+browser, never pytest-playwright). Skipped, with the reason, when chromium is absent."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path(os.environ.get("SKILLDECK_CHROMIUM", "/usr/bin/chromium"))
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM} (apt install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def page_errors() -> list[str]:
+    """Console errors and uncaught exceptions of the pages a test opens."""
+    return []
+
+
+def open_page(browser: Any, url: str, errors: list[str]) -> Any:
+    """A new page in its own context (own cookies), recording errors, at ``url``."""
+    context = browser.new_context(viewport={"width": 1440, "height": 960})
+    page = context.new_page()
+    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    page.on(
+        "console",
+        lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None,
+    )
+    page.goto(url)
+    return page
