@@ -180,8 +180,11 @@ class AnthropicModel(SDKModel[anthropic.AsyncAnthropic]):
             params["system"] = system
         if tools:
             params["tools"] = to_anthropic_tools(tools)
-        # the Messages API has no seed: temperature and top_p only
-        params.update({k: v for k, v in self.sampling.items() if k in ANTHROPIC_SAMPLING})
+        # the Messages API has no seed; this SDK's create() no longer names temperature
+        # or top_p, so they go as body fields
+        sampling = {k: v for k, v in self.sampling.items() if k in ANTHROPIC_SAMPLING}
+        if sampling:
+            params["extra_body"] = sampling
         return params
 
     async def _respond_whole(
