@@ -14,11 +14,18 @@ One pipeline decides a tool set, for the main agent and for every sub-agent
 3. **skills** — a run started with skills gets exactly the composed tool set: the
    tools some skill lists in ``allowed-tools``, minus every tool any skill forbids
    (:func:`skilldeck.skills.policy.policy.compose`: the most restrictive rule wins, and no
-   skill can grant ``Task``);
+   skill can grant ``Task``). When *no* skill of the set declares ``allowed-tools``
+   (94% of real skills), ``skills.undeclared_tools`` decides: ``"parent"`` (default)
+   keeps the tools offered so far but the spawning ones, minus what the skills
+   forbid; ``"none"`` keeps nothing (:func:`undeclared_policy`);
 4. **rules** — tools a ``deny`` rule removes entirely are not shown either (a
    sub-agent's calls pass its parent's gate instead);
 5. **cap** — the parent's choice for a child (depth, ``Skill``), or a resumed
    session's launch record: it never holds a tool it did not hold before.
+
+A set of skills that leaves a run or a sub-agent without any tool is refused up front
+(``PolicyError``, SD311, naming the skills and the fix): such a run could only answer
+in text and report a task as done that it never did.
 
 Every narrowing is applied twice: the model is never *shown* a tool outside the set
 (the registry handed to the ``Agent`` is filtered), and a forged call to one is never
@@ -30,7 +37,7 @@ The one set of spawning tool names is :data:`SPAWNING`
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from skilldeck.agent.permissions import ToolGate
 from skilldeck.agent.permissions.permissions import (
@@ -46,6 +53,7 @@ from skilldeck.agent.subagents import AgentDefinition, Spawner, TaskOutputTool, 
 from skilldeck.config import Settings
 from skilldeck.errors import ConfigError, PolicyError
 from skilldeck.settings.precedence import file_rules
+from skilldeck.skills.model.diagnostics import Diagnostic, Severity
 from skilldeck.skills.policy.policy import ComposedSkill, ToolPolicy, compose
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.skills.rules import SPAWNING_TOOLS, ToolRule, parse_rules
@@ -70,6 +78,7 @@ __all__ = [
     "protocol_section",
     "read_only_policy",
     "type_policy",
+    "undeclared_policy",
 ]
 
 #: the sub-agent tools (``Agent`` is an alias of ``Task``): the one set, everywhere
@@ -136,13 +145,55 @@ def narrow(
             settings, registry, skills, sorted(names), check_names=check_names
         )
     if composed is not None:
+        composed = undeclared_policy(settings, composed, names)
         names = composed.policy.visible_tools(names)
     policy = rules(composed) if rules is not None else None
     if policy is not None:
         names = policy.visible_tools(names)
     if cap is not None:
         names &= set(cap)
+    if composed is not None and not names:
+        raise _no_tools(settings, composed)
     return Narrowed(frozenset(names), composed, tuple(definition), policy)
+
+
+def undeclared_policy(
+    settings: Settings, composed: ComposedSkill, offered: Iterable[str]
+) -> ComposedSkill:
+    """``skills.undeclared_tools = "parent"``: a set in which no skill declares
+    ``allowed-tools`` keeps ``offered`` (never a spawning tool) minus what the skills
+    forbid, and loses the "grants nothing" warnings that no longer hold. A set where
+    some skill declares tools is left alone: the declared skills decide."""
+    if settings.skills.undeclared_tools != "parent":
+        return composed
+    if any(skill.metadata.allowed_tools for skill in composed.skills):
+        return composed
+    allow = tuple(ToolRule(n) for n in sorted(set(offered) - SPAWNING))
+    return replace(
+        composed,
+        policy=ToolPolicy(allow=allow, deny=composed.policy.deny),
+        warnings=[w for w in composed.warnings if w.code != "SD307"],
+    )
+
+
+def _no_tools(settings: Settings, composed: ComposedSkill) -> PolicyError:
+    """SD311: the skills leave no tool; what to change."""
+    names = ", ".join(composed.names)
+    undeclared = [s.name for s in composed.skills if not s.metadata.allowed_tools]
+    if undeclared and settings.skills.undeclared_tools == "none":
+        fix = (
+            f"{', '.join(undeclared)} declare(s) no allowed-tools and skills.undeclared_tools "
+            'is "none": add allowed-tools to the skill, or set skills.undeclared_tools = '
+            '"parent" to give it the run\'s tools'
+        )
+    else:
+        fix = (
+            "the tools they allow are not held here or are forbidden: allow them "
+            "(permissions, the agent type's tools) or choose other skills"
+        )
+    message = f"Skills {names} leave this run no tool, so it could not act on its task; {fix}."
+    diagnostic = Diagnostic(code="SD311", rule="no-tools", message=message, severity=Severity.ERROR)
+    return PolicyError(message, diagnostics=[diagnostic])
 
 
 def permission_policy(
@@ -345,11 +396,7 @@ def assemble_tools(
     final_gate: ToolGate = ScopedGate(scoped, inner) if scoped else inner
     final = candidates.subset(names)
     if "Skill" in names and "Skill" in bound:  # code skills call tools through ``final``
-        # the catalog goes once, in the system prompt (agent/startup.py: ranked by task)
-        skill_tool = SkillTool(
-            registry, tools=final, available_tools=set(names), list_in_description=False
-        )
-        final.register(skill_tool)
+        final.register(SkillTool(registry, tools=final, available_tools=set(names)))
     manager = None
     if manager_factory is not None and names & SPAWNING:
         manager = manager_factory(final, final_gate)
