@@ -46,13 +46,8 @@ from skilldeck.skills.format import load_skill
 from skilldeck.skills.model.diagnostics import errors_of, warnings_of
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.model.spec import unsafe_name_reason
-from skilldeck.skills.packaging.hooks import (
-    OPENERS,
-    STAGED_CHECKS,
-    InstallOptions,
-    StagedCheck,
-    StagedSkill,
-)
+from skilldeck.skills.packaging import hooks
+from skilldeck.skills.packaging.hooks import InstallOptions, StagedCheck, StagedSkill
 from skilldeck.skills.packaging.lockfile import (
     MANIFEST_NAME,
     SIGNATURE_NAME,
@@ -264,7 +259,7 @@ def install(
         )
         entry = _lock_entry(ready, source, origin)
         _check_manifest_name(staged, entry.name)
-        for check in STAGED_CHECKS if checks is None else checks:
+        for check in hooks.STAGED_CHECKS if checks is None else checks:
             check(ready, options)
         backup = _commit_and_record(
             staged, entry, root, settings=settings, scope=scope, force=force
@@ -288,7 +283,7 @@ def install(
 
 def _opened(source: Path, options: InstallOptions, staging: Path) -> Path:
     """``source``, or what its suffix's opener turns it into (a plain ``.skill``)."""
-    opener = OPENERS.get(source.suffix.lower()) if source.is_file() else None
+    opener = hooks.OPENERS.get(source.suffix.lower()) if source.is_file() else None
     if opener is None:
         return source
     workdir = staging / ".opened"

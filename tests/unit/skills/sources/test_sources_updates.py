@@ -1,0 +1,192 @@
+"""check / update / pin against local git repositories and a local index server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skilldeck.config import Settings
+from skilldeck.errors import LocallyModifiedError, PackageError
+from skilldeck.skills.packaging.lockfile import lock_path, skills_root
+from skilldeck.skills.sources import check_updates, install_from, pin, update
+from source_fixtures import GitRepo, git_repo, serve, write_index, write_skill
+
+INDEX = "/.well-known/agent-skills/index.json"
+
+
+def body(settings: Settings, name: str) -> str:
+    return (skills_root(settings, "workspace") / name / "SKILL.md").read_text(encoding="utf-8")
+
+
+def lock(settings: Settings, name: str) -> dict[str, object]:
+    raw = json.loads(lock_path(settings, "workspace").read_text(encoding="utf-8"))
+    return dict(raw["skills"][name])
+
+
+def states(settings: Settings) -> dict[str, str]:
+    return {s.name: s.state for s in check_updates(settings)}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> GitRepo:
+    made = git_repo(tmp_path / "repo", {"skills/alpha": "alpha", "skills/beta": "beta"})
+    made.tag("v1")
+    return made
+
+
+def new_revision(repo: GitRepo, note: str) -> str:
+    write_skill(repo.path / "skills" / "alpha", "alpha", note)
+    return repo.commit(note)
+
+
+def test_check_reports_and_update_applies_a_new_commit(repo: GitRepo, settings: Settings) -> None:
+    install_from(repo.url, settings=settings, all_skills=True)
+    assert states(settings) == {"alpha": "up-to-date", "beta": "up-to-date"}
+    head = new_revision(repo, "v2")
+    before = lock_path(settings, "workspace").read_bytes()
+    status = {s.name: s for s in check_updates(settings)}
+    assert status["alpha"].state == "outdated" and status["alpha"].available == head
+    assert lock_path(settings, "workspace").read_bytes() == before  # check changes nothing
+    assert "Revision v1." in body(settings, "alpha")
+
+    results = {r.name: r for r in update(settings, all_skills=True)}
+    assert results["alpha"].outcome == "updated"
+    assert "Revision v2." in body(settings, "alpha")
+    assert lock(settings, "alpha")["commit"] == head
+    backup = results["alpha"].installed.backup  # type: ignore[union-attr]
+    assert backup is not None and "Revision v1." in (backup / "SKILL.md").read_text()
+    assert states(settings) == {"alpha": "up-to-date", "beta": "up-to-date"}
+
+
+def test_update_never_overwrites_local_edits_without_force(
+    repo: GitRepo, settings: Settings
+) -> None:
+    install_from(repo.url, settings=settings, skills=["alpha"])
+    edited = skills_root(settings, "workspace") / "alpha" / "SKILL.md"
+    edited.write_text(edited.read_text() + "\nMy own note.\n", encoding="utf-8")
+    new_revision(repo, "v2")
+    [status] = check_updates(settings)
+    assert status.modified and status.state == "outdated"
+
+    [refused] = update(settings, names=["alpha"])
+    assert refused.outcome == "refused" and "edited after install" in refused.message
+    assert "My own note." in edited.read_text()
+
+    [forced] = update(settings, names=["alpha"], force=True)
+    assert forced.outcome == "updated"
+    assert "Revision v2." in edited.read_text()
+    backup = forced.installed.backup  # type: ignore[union-attr]
+    assert backup is not None and "My own note." in (backup / "SKILL.md").read_text()
+
+
+def test_pin_installs_a_ref_and_update_keeps_it(repo: GitRepo, settings: Settings) -> None:
+    first = repo.git("rev-parse", "HEAD")
+    install_from(repo.url, settings=settings, skills=["alpha"])
+    new_revision(repo, "v2")
+    update(settings, names=["alpha"])
+    assert "Revision v2." in body(settings, "alpha")
+
+    pin(settings, "alpha", "v1")
+    assert "Revision v1." in body(settings, "alpha")
+    assert lock(settings, "alpha")["ref"] == "v1" and lock(settings, "alpha")["pinned"] is True
+    assert lock(settings, "alpha")["commit"] == first
+    new_revision(repo, "v3")  # main moves on; the pin does not follow
+    assert states(settings) == {"alpha": "up-to-date"}
+    assert update(settings, names=["alpha"])[0].outcome == "up-to-date"
+
+    pin(settings, "alpha", first)  # a sha pins too
+    assert lock(settings, "alpha")["ref"] == first
+
+
+def test_a_moved_pinned_tag_is_flagged_and_not_taken_silently(
+    repo: GitRepo, settings: Settings
+) -> None:
+    install_from(repo.url, settings=settings, skills=["alpha"])
+    pin(settings, "alpha", "v1")
+    new_revision(repo, "retagged")
+    repo.tag("v1", move=True)
+    [status] = check_updates(settings)
+    assert status.state == "moved"
+    [refused] = update(settings, names=["alpha"])
+    assert refused.outcome == "refused" and "moved tag" in refused.message
+    assert "Revision v1." in body(settings, "alpha")
+    assert update(settings, names=["alpha"], force=True)[0].outcome == "updated"
+    assert "Revision retagged." in body(settings, "alpha")
+
+
+def test_an_unpinned_tag_follows_when_it_moves(repo: GitRepo, settings: Settings) -> None:
+    install_from(f"{repo.url}@v1", settings=settings, skills=["alpha"])
+    new_revision(repo, "retagged")
+    repo.tag("v1", move=True)
+    assert states(settings) == {"alpha": "outdated"}
+    assert update(settings, all_skills=True)[0].outcome == "updated"
+    assert "Revision retagged." in body(settings, "alpha")
+
+
+def test_pin_refuses_local_edits_and_non_git_sources(
+    repo: GitRepo, settings: Settings, tmp_path: Path
+) -> None:
+    install_from(repo.url, settings=settings, skills=["alpha"])
+    (skills_root(settings, "workspace") / "alpha" / "extra.md").write_text("mine\n")
+    with pytest.raises(LocallyModifiedError):
+        pin(settings, "alpha", "v1")
+    local = write_skill(tmp_path / "local" / "homemade", "homemade")
+    install_from(local, settings=settings)
+    with pytest.raises(PackageError, match="no refs to pin"):
+        pin(settings, "homemade", "v1")
+    with pytest.raises(PackageError, match="No installed skill named 'ghost'"):
+        pin(settings, "ghost", "v1")
+
+
+def test_local_installs_are_not_checked_and_update_needs_a_choice(
+    settings: Settings, tmp_path: Path
+) -> None:
+    install_from(write_skill(tmp_path / "local" / "homemade", "homemade"), settings=settings)
+    assert states(settings) == {"homemade": "local"}
+    assert update(settings, all_skills=True)[0].outcome == "refused"
+    with pytest.raises(PackageError, match="--all"):
+        update(settings)
+
+
+def test_unreachable_source_is_an_error_state(repo: GitRepo, settings: Settings) -> None:
+    install_from(repo.url, settings=settings, skills=["alpha"])
+    repo.path.rename(repo.path.with_name("gone"))
+    [status] = check_updates(settings)
+    assert status.state == "error" and "Cannot reach" in status.message
+
+
+def test_index_skills_update_on_a_new_digest(tmp_path: Path, settings: Settings) -> None:
+    site = tmp_path / "site"
+    folder = write_skill(tmp_path / "src" / "indexed", "indexed")
+    write_index(site, [folder])
+    with serve(site) as base:
+        install_from(base + INDEX, settings=settings)
+        assert states(settings) == {"indexed": "up-to-date"}
+        write_skill(folder, "indexed", "v2")
+        write_index(site, [folder])
+        assert states(settings) == {"indexed": "outdated"}
+        assert update(settings, names=["indexed"])[0].outcome == "updated"
+        assert "Revision v2." in body(settings, "indexed")
+        assert states(settings) == {"indexed": "up-to-date"}
+        write_skill(folder, "indexed", "v3")
+        write_index(site, [folder], corrupt="indexed/SKILL.md")
+        [refused] = update(settings, names=["indexed"])
+    assert refused.outcome == "refused" and "does not match" in refused.message
+    assert "Revision v2." in body(settings, "indexed")
+
+
+def test_url_skills_update_on_new_content(tmp_path: Path, settings: Settings) -> None:
+    site = tmp_path / "site"
+    (site / "raw").mkdir(parents=True)
+    folder = write_skill(tmp_path / "src" / "fromurl", "fromurl")
+    (site / "raw" / "SKILL.md").write_bytes((folder / "SKILL.md").read_bytes())
+    with serve(site) as base:
+        install_from(f"{base}/raw/SKILL.md", settings=settings)
+        assert states(settings) == {"fromurl": "up-to-date"}
+        write_skill(folder, "fromurl", "v2")
+        (site / "raw" / "SKILL.md").write_bytes((folder / "SKILL.md").read_bytes())
+        assert states(settings) == {"fromurl": "outdated"}
+        assert update(settings, names=["fromurl"])[0].outcome == "updated"
+    assert "Revision v2." in body(settings, "fromurl")
