@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import tempfile
 from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
@@ -29,6 +30,7 @@ from skilldeck.skills.format import load_skill
 from skilldeck.skills.model.diagnostics import warnings_of
 from skilldeck.skills.packaging import installed, pack, uninstall, verify
 from skilldeck.skills.packaging.signing import key_id, keygen, load_public_key
+from skilldeck.skills.packaging.skillpack import SUFFIX, age_keygen, encrypt_skill
 from skilldeck.skills.sources import FetchOptions, install_from
 
 if TYPE_CHECKING:
@@ -66,10 +68,21 @@ def pack_cmd(
     sign: Annotated[
         Path | None, typer.Option("--sign", help="ed25519 private key to sign with.")
     ] = None,
+    encrypt_to: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--encrypt-to",
+            help="Write an encrypted NAME.skillpack for this age recipient (age1…, or a "
+            "file of them; repeatable). Needs --sign.",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Validate a skill and write NAME.skill (zip, Anthropic layout + signed manifest)."""
-    path = pack(folder, output=_output_target(output), sign_key=sign)
+    if encrypt_to:
+        path = _pack_encrypted(folder, _output_target(output), sign, encrypt_to)
+    else:
+        path = pack(folder, output=_output_target(output), sign_key=sign)
     _, diagnostics = load_skill(folder)
     warnings = [str(d) for d in warnings_of(diagnostics)]
     if as_json:
@@ -79,6 +92,19 @@ def pack_cmd(
     console.print(f"Packed {path}" + (" (signed)" if sign else ""), highlight=False)
     for warning in warnings:
         console.print(f"  [yellow]warning[/]: {warning}", highlight=False)
+
+
+def _pack_encrypted(
+    folder: Path, output: Path | None, sign: Path | None, recipients: list[str]
+) -> Path:
+    """Pack and sign into a temp dir, then encrypt the ``.skill`` to ``recipients``."""
+    if sign is None:
+        fail("--encrypt-to needs --sign KEY: an encrypted pack must hold a signed .skill.")
+    with tempfile.TemporaryDirectory(prefix="skilldeck-pack-") as tmp:
+        inner = pack(folder, output=Path(tmp), sign_key=sign)
+        name = inner.stem + SUFFIX
+        dest = Path.cwd() / name if output is None else output
+        return encrypt_skill(inner, recipients, dest / name if dest.is_dir() else dest)
 
 
 def _output_target(output: str | None) -> Path | None:
@@ -97,11 +123,25 @@ def _output_target(output: str | None) -> Path | None:
 
 def keygen_cmd(
     out: Annotated[
-        Path, typer.Option("--out", help="Private key path; PATH.pub gets the public key.")
-    ],
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Private key path; PATH.pub gets the public key (ed25519)."
+        ),
+    ] = None,
+    age: Annotated[
+        bool,
+        typer.Option("--age", help="Make an age identity for encrypted packs instead."),
+    ] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing key.")] = False,
 ) -> None:
-    """Make an ed25519 key pair for signing skill packages."""
+    """Make an ed25519 key pair for signing skill packages (or --age: an age identity)."""
+    if age:
+        identity, recipient = age_keygen(out or Path("skilldeck-age.key"), force=force)
+        stderr_console().print(f"Identity: {identity} (keep it secret; mode 0600)")
+        sys.stdout.write(recipient + "\n")
+        return
+    if out is None:
+        fail("Pass --out PATH for the ed25519 key (or --age for an age identity).", code=2)
     private, public = keygen(out, force=force)
     console = stdout_console()
     console.print(f"Private key: {private} (keep it secret)")
@@ -135,6 +175,14 @@ def install_cmd(
     force: Annotated[
         bool, typer.Option("--force", help="Replace an installed skill (keeps a backup).")
     ] = False,
+    identity: Annotated[
+        Path | None,
+        typer.Option("--identity", help="age identity file to open an encrypted .skillpack."),
+    ] = None,
+    allow_risk: Annotated[
+        bool,
+        typer.Option("--allow-risk", help="Install despite high-severity scanner findings."),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Install skills from a folder, .skill, git, URL or skills index (see skills.lock)."""
@@ -148,6 +196,8 @@ def install_cmd(
             scope=_scope(scope),
             verify_key=verify,
             force=force,
+            identity=identity,
+            allow_risk=allow_risk,
             fetch=FetchOptions(reporter=reporter) if reporter else None,
         )
     if as_json:
