@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import open_page
-from web_flow import TASK, live_server, write_flow
 
+from conftest import open_page
 from skilldeck.web import create_app
+from web_flow import TASK, live_server, write_flow
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENSHOT = REPO / "docs" / "web-chat.png"
