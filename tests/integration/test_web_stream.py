@@ -47,15 +47,13 @@ def sse_data(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
 
 
 def test_the_stream_is_sse_with_lf_line_ends(tmp_path: Path, work: Path) -> None:
-    body = {
-        "threadId": "",
-        "runId": "r1",
-        "messages": [{"id": "u", "role": "user", "content": TASK}],
-    }
-    with serve(tmp_path, work) as url, httpx2.Client(base_url=url, timeout=60) as http:
-        with http.stream("POST", "/agui", json=body) as response:
-            assert response.headers["content-type"].startswith("text/event-stream")
-            raw = b"".join(response.iter_raw())
+    with (
+        serve(tmp_path, work) as url,
+        httpx2.Client(base_url=url, timeout=60) as http,
+        http.stream("POST", "/agui", json=message(TASK)) as response,
+    ):
+        assert response.headers["content-type"].startswith("text/event-stream")
+        raw = b"".join(response.iter_raw())
     assert b"\r" not in raw
     blocks = [b for b in raw.decode().split("\n\n") if b.strip()]
     assert all(b.startswith("data: {") for b in blocks)
@@ -69,30 +67,28 @@ def test_stop_cancels_the_run_going_on(tmp_path: Path, work: Path) -> None:
         {"text": "Waiting.", "tool_calls": [call("b1", "Bash", command="sleep 60")]},
         {"text": "never reached"},
     ]
-    body = {
-        "threadId": "",
-        "runId": "r1",
-        "messages": [{"id": "u", "role": "user", "content": "wait"}],
-    }
     seen: list[dict[str, Any]] = []
-    with serve(tmp_path, work, lines, permission_mode="bypassPermissions") as url:
-        with httpx2.Client(base_url=url, timeout=60) as http:
-            started = threading.Event()
+    answers: list[Any] = []
+    started = threading.Event()
+    with (
+        serve(tmp_path, work, lines, permission_mode="bypassPermissions") as url,
+        httpx2.Client(base_url=url, timeout=60) as http,
+    ):
 
-            def stop_when_bash_runs() -> None:
-                started.wait(60)
-                sid = seen[0]["threadId"]
-                assert http.post(f"/api/sessions/{sid}/cancel").json() == {"cancelled": True}
+        def stop_when_bash_runs() -> None:
+            started.wait(60)
+            answers.append(http.post(f"/api/sessions/{seen[0]['threadId']}/cancel").json())
 
-            stopper = threading.Thread(target=stop_when_bash_runs)
-            stopper.start()
-            with http.stream("POST", "/agui", json=body) as response:
-                for event in sse_data(response.iter_lines()):
-                    seen.append(event)
-                    if event["type"] == "TOOL_CALL_END":
-                        started.set()
-            stopper.join(60)
-            shown = http.get(f"/api/sessions/{seen[0]['threadId']}").json()
+        stopper = threading.Thread(target=stop_when_bash_runs)
+        stopper.start()
+        with http.stream("POST", "/agui", json=message("wait")) as response:
+            for event in sse_data(response.iter_lines()):
+                seen.append(event)
+                if event["type"] == "TOOL_CALL_END":
+                    started.set()
+        stopper.join(60)
+        shown = http.get(f"/api/sessions/{seen[0]['threadId']}").json()
+    assert answers == [{"cancelled": True}]
     assert seen[-1]["type"] == "RUN_FINISHED"
     assert seen[-1]["outcome"] == {"type": "cancelled"}
     assert shown["status"] == "cancelled"
