@@ -11,13 +11,15 @@ copied per subscriber, so a slow subscriber never slows the run.
 Sequence numbers are per session and only grow. History read from the store takes
 the numbers ``0..n-1`` (the stored events' own order); live events continue from
 there. Text deltas are live only (the store keeps the whole ``text`` event instead):
-when a run ends its deltas are dropped from the log, so a later subscriber sees the
-``text`` events, and their numbers are simply never reused.
+once a run has ended and every subscriber following it has received them, its deltas
+are dropped from the log, so a later subscriber sees the ``text`` events; their
+numbers are simply never reused.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +65,13 @@ class EventLog:
         self.active = False
         self._changed = anyio.Event()
         self._closed = False
+        #: each following subscriber's last delivered number (deltas up to the
+        #: smallest one may go)
+        self._cursors: dict[int, int] = {}
+        self._keys = itertools.count()
+        #: deltas numbered up to this belong to runs that ended
+        self._ended_upto = -1
+        self._pruned_upto = -1
 
     @property
     def last_seq(self) -> int:
@@ -85,12 +94,13 @@ class EventLog:
         self._notify()
 
     def end_run(self, stored_now: int) -> None:
-        """The run is over: drop its text deltas (the store has the whole texts) and
-        let subscribers that follow one run finish. ``stored_now``: the store's event
+        """The run is over: its text deltas may go (the store has the whole texts) and
+        subscribers that follow one run finish. ``stored_now``: the store's event
         count for the session after the run."""
-        self._entries = [e for e in self._entries if not isinstance(e.event, TextDeltaEvent)]
+        self._ended_upto = self.last_seq
         self.stored = stored_now
         self.active = False
+        self._prune()
         self._notify()
 
     def close(self) -> None:
@@ -109,17 +119,34 @@ class EventLog:
         """History after ``after``, then live events as they come. Ends once no run is
         going on and everything is delivered (a paused, finished or idle session), or —
         with ``forever`` — only when the service closes (later runs are followed too)."""
-        while True:
-            changed = self._changed
-            batch = self.history(after)
-            for entry in batch:
-                yield entry
-                after = entry.seq
-            if batch:
-                continue  # more may have come while the subscriber worked
-            if self._closed or (not self.active and not forever):
-                return
-            await changed.wait()
+        key = next(self._keys)
+        self._cursors[key] = after
+        try:
+            while True:
+                changed = self._changed
+                batch = self.history(after)
+                for entry in batch:
+                    yield entry
+                    after = self._cursors[key] = entry.seq
+                if batch:
+                    self._prune()
+                    continue  # more may have come while the subscriber worked
+                if self._closed or (not self.active and not forever):
+                    return
+                await changed.wait()
+        finally:
+            del self._cursors[key]
+            self._prune()
+
+    def _prune(self) -> None:
+        """Drop the deltas of ended runs that no following subscriber still needs."""
+        limit = min([self._ended_upto, *self._cursors.values()])
+        if limit <= self._pruned_upto:
+            return
+        self._entries = [
+            e for e in self._entries if e.seq > limit or not isinstance(e.event, TextDeltaEvent)
+        ]
+        self._pruned_upto = limit
 
     def _append(self, event: Event) -> SessionEvent:
         entry = SessionEvent(self._next_seq, self.session_id, event)

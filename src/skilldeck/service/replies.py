@@ -40,14 +40,26 @@ class Decision(StrEnum):
     DENY = "deny"
 
 
-def answer_text(answer: Answer) -> str:
-    """The answer as :func:`~skilldeck.agent.pending.format_answer` reads it: plain text,
-    or JSON for answers per question."""
+def answer_text(answer: Answer, questions: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The answer as :func:`~skilldeck.agent.pending.format_answer` reads it: plain text
+    (a single question's answer, options joined by ", "), or JSON for answers per
+    question."""
     if isinstance(answer, str):
         return answer
+    if len(questions) == 1:
+        only = questions[0]
+        if isinstance(answer, Mapping):
+            keys = (str(only.get("question", "")), str(only.get("header", "")))
+            found = [answer[k] for k in keys if k in answer] or list(answer.values())[:1]
+            return _joined(found[0]) if found else ""
+        return _joined(answer[0]) if len(answer) else ""
     if isinstance(answer, Mapping):
         return json.dumps({str(k): _plain(v) for k, v in answer.items()}, ensure_ascii=False)
     return json.dumps([_plain(v) for v in answer], ensure_ascii=False)
+
+
+def _joined(value: str | Sequence[str]) -> str:
+    return value if isinstance(value, str) else ", ".join(str(v) for v in value)
 
 
 def _plain(value: str | Sequence[str]) -> str | list[str]:
@@ -78,7 +90,9 @@ class Replies:
 
     def add_answer(self, session_id: str, pending: Pending, call_id: str, answer: Answer) -> None:
         self._check(session_id, pending, call_id, want_permission=False)
-        self.answers[call_id] = answer_text(answer)
+        questions = pending.waiting[call_id].payload.get("questions")
+        asked = [q for q in questions if isinstance(q, dict)] if isinstance(questions, list) else []
+        self.answers[call_id] = answer_text(answer, asked)
 
     def complete(self, pending: Pending) -> bool:
         """Every waiting call has its reply."""

@@ -67,6 +67,8 @@ from skilldeck.skills.registry import SkillRegistry
 
 __all__ = ["SessionService"]
 
+#: seconds between two refreshes of the leases of the sessions running here
+HEARTBEAT_SECONDS = 15.0
 #: opens the event stream of one run on its agent
 StreamOpener = Callable[[Agent], AsyncIterator[Event]]
 
@@ -117,6 +119,7 @@ class SessionService:
         self._ours: set[str] = set()
         self._store: SessionStore | None = None
         self._tg: anyio.abc.TaskGroup | None = None
+        self._heartbeat = anyio.CancelScope()
 
     # ---- lifetime ------------------------------------------------------------------
 
@@ -124,6 +127,7 @@ class SessionService:
         self._store = SessionStore.open(self.settings)
         self._tg = anyio.create_task_group()
         await self._tg.__aenter__()
+        self._tg.start_soon(self._beat)
         return self
 
     async def __aexit__(
@@ -133,6 +137,7 @@ class SessionService:
         tb: TracebackType | None,
     ) -> bool | None:
         """Cancels every run still going on (each is stored ``cancelled``, resumable)."""
+        self._heartbeat.cancel()
         for live in self._live.values():
             if live.scope is not None:
                 live.scope.cancel()
@@ -284,6 +289,16 @@ class SessionService:
         if self._tg is None:
             raise SessionError("The session service is not open: use `async with service:`.")
         return self._tg
+
+    async def _beat(self) -> None:
+        """Refresh the leases of the sessions running here, so another host's process
+        never takes one over as stale (on this host a live pid is enough)."""
+        with self._heartbeat:
+            while True:
+                await anyio.sleep(HEARTBEAT_SECONDS)
+                busy = [sid for sid, live in self._live.items() if live.busy]
+                with contextlib.suppress(SessionError):
+                    self.store.renew_leases(busy)
 
     def _summary(self, record: SessionRecord) -> SessionSummary:
         live = self._live.get(record.id)
