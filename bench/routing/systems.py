@@ -7,6 +7,8 @@
 * ``bm25-name-desc`` — off-the-shelf BM25 (bm25s, Lucene variant, its English
   stopwords and tokeniser) over name + description only: what routing on the
   ``<available_skills>`` text alone achieves.
+* ``bm25-full-text`` — the same bm25s over name + description + the body's first
+  20,000 characters (what skilldeck's BM25F indexes, as one bag of words).
 * ``skilldeck`` — :class:`skilldeck.skills.routing.match.SkillMatcher` (BM25F over all
   fields and the body, skilldeck's tokeniser).
 """
@@ -60,7 +62,7 @@ class BM25NameDescription:
 
         self._bm25s = bm25s
         self.skills = list(skills)
-        corpus = [f"{s.name.replace('-', ' ')} {s.description}" for s in self.skills]
+        corpus = [self.text(s) for s in self.skills]
         tokens = bm25s.tokenize(corpus, stopwords="en", show_progress=False)
         self._retriever = bm25s.BM25(k1=1.5, b=0.75, method="lucene")
         self._retriever.index(tokens, show_progress=False)
@@ -86,6 +88,20 @@ class BM25NameDescription:
         ceiling += self._unseen * (len(set(words)) - len(known))
         order = np.argsort(-scores, kind="stable")[:k]
         return [(self.skills[i], float(scores[i] / ceiling)) for i in order if scores[i] > 0]
+
+    @staticmethod
+    def text(skill: Skill) -> str:
+        return f"{skill.name.replace('-', ' ')} {skill.description}"
+
+
+class BM25FullText(BM25NameDescription):
+    """bm25s over name + description + body (its first 20,000 characters)."""
+
+    name = "bm25-full-text"
+
+    @staticmethod
+    def text(skill: Skill) -> str:
+        return f"{skill.name.replace('-', ' ')} {skill.description} {skill.body[:20_000]}"
 
 
 class Skilldeck:
