@@ -12,6 +12,7 @@ into a clean one-line message instead of a traceback::
     │   ├── SkillNotFoundError      no skill by that name (has suggestions)
     │   ├── SkillUnavailableError   exists but gated: disabled, missing tool/bin/env
     │   ├── SkillExecutionError     a script or code skill failed to run
+    │   ├── EnvironmentBuildError   a skill's Python environment could not be built
     │   ├── ResourceAccessError     a level-3 path escaped the skill folder
     │   └── PackageError            .skill archive refused or signature bad
     │       ├── SourceError         a skill source (git, URL, index) refused:
@@ -24,6 +25,7 @@ into a clean one-line message instead of a traceback::
     ├── PolicyError                 a skill set cannot be composed (has diagnostics)
     ├── PermissionDeniedError       a tool call denied by rules or by the user
     ├── SandboxError                sandbox required but unavailable / failed
+    ├── SecretsError                a credential name, value or store refused
     ├── ToolError                   a tool failed in a way the model should see
     ├── ModelError
     │   ├── ModelConfigError        unknown provider, missing API key or base URL
@@ -54,6 +56,7 @@ __all__ = [
     "ConfigError",
     "DecryptionError",
     "DigestMismatchError",
+    "EnvironmentBuildError",
     "LocallyModifiedError",
     "MCPError",
     "ModelConfigError",
@@ -68,6 +71,7 @@ __all__ = [
     "RiskyContentError",
     "SandboxError",
     "ScriptExhaustedError",
+    "SecretsError",
     "SessionBusyError",
     "SessionError",
     "SessionNotFoundError",
@@ -177,6 +181,10 @@ class SkillExecutionError(SkillError):
     """Running a script or code skill failed before it could produce a result."""
 
 
+class EnvironmentBuildError(SkillError):
+    """A skill's own Python environment (its requirements) could not be built."""
+
+
 class ResourceAccessError(SkillError):
     """A level-3 resource path points outside its skill folder, or does not exist."""
 
@@ -244,6 +252,10 @@ class PermissionDeniedError(SkilldeckError):
 
 class SandboxError(SkilldeckError):
     """The sandbox is required but unavailable, or failed to start."""
+
+
+class SecretsError(SkilldeckError):
+    """A credential's name or value was refused, or the secrets store failed."""
 
 
 class ToolError(SkilldeckError):

@@ -56,7 +56,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from skilldeck._sandbox_protect import protected_paths
+from skilldeck._sandbox_protect import protected_paths, skilldeck_home
 from skilldeck._seccomp import filter_program, launcher_argv
 from skilldeck.config import SandboxSettings, Settings
 from skilldeck.errors import SandboxError
@@ -155,6 +155,7 @@ def bwrap_argv(
     guarded = [p for p in (workspace, *writable) if p is not None]
     for path in protected_paths(guarded):
         out += ["--ro-bind-try", path, path]
+    out += _hide_secrets()
     if userns:
         out += list(_USERNS_FLAGS)
     if not network:
@@ -168,6 +169,14 @@ def bwrap_argv(
     out.append("--")
     out.extend(argv)
     return out
+
+
+def _hide_secrets() -> list[str]:
+    """An empty tmpfs over ``<skilldeck home>/secrets`` (the 0600 file store of the
+    credentials skills declare, ``skills/execution/secrets.py``): a sandboxed process
+    gets the credentials its skill declared in its environment, never the store."""
+    folder = Path(os.path.realpath(skilldeck_home() / "secrets"))
+    return ["--tmpfs", str(folder)] if folder.is_dir() else []
 
 
 def _with_seccomp(command: list[str]) -> list[str]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ from skilldeck.agent.permissions.gate import (
     ask_approver,
 )
 from skilldeck.llm.messages import ToolCall
+from skilldeck.skills.execution import redact, redact_data, remember_stored
 from skilldeck.skills.rules import tool_path_key
 from skilldeck.tools.base import PathFilter, PathVerdict, ToolContext, ToolRegistry, ToolResult
 
@@ -87,6 +88,16 @@ def _check_now(gate: ToolGate, call: ToolCall, ctx: ToolContext) -> Any:
     return anyio.from_thread.run(gate.check, call, ctx)
 
 
+def redact_result(result: ToolResult) -> ToolResult:
+    """``result`` with every secret value skilldeck handed to a skill's process shown
+    as ``[secret NAME]`` (:mod:`skilldeck.skills.execution.secrets`): the one point every tool result
+    passes before the model, the events and the session store see it."""
+    content, data = redact(result.content), redact_data(result.data)
+    if content is result.content and data is result.data:
+        return result
+    return replace(result, content=content, data=data)
+
+
 @dataclass
 class Waiting:
     """A call that needs a human: ``kind`` is ``permission`` or a PauseRequest kind."""
@@ -124,6 +135,8 @@ class Dispatcher:
     def __post_init__(self) -> None:
         self.ctx.path_filter = gate_path_filter(self.gate, self.ctx)
         self.ctx.deadline = self.deadline
+        # so redact_result also knows the values of the file store, which tools could read
+        remember_stored(getattr(self.ctx.settings, "home", None))
 
     async def dispatch(self, calls: list[ToolCall]) -> list[Outcome]:
         outcomes = [await self._decide(call) for call in calls]
@@ -179,6 +192,7 @@ class Dispatcher:
                 outcome.result = ToolResult.error(
                     f"Tool {call.name} failed: {type(e).__name__}: {e}"
                 )
+        outcome.result = redact_result(outcome.result)
         self._learn_from_skill(outcome)
 
     def _learn_from_skill(self, outcome: Outcome) -> None:

@@ -25,6 +25,7 @@ from skilldeck.agent.pending import Pending
 from skilldeck.agent.store import SessionStore, TurnWrite
 from skilldeck.errors import SessionError
 from skilldeck.llm.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, Usage
+from skilldeck.skills.execution import redact
 from skilldeck.tools.base import ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -181,7 +182,7 @@ class Recorder:
             return
         cancelled = not isinstance(error, Exception)
         status = "cancelled" if cancelled else "error"
-        reason = type(error).__name__ if cancelled else f"{type(error).__name__}: {error}"
+        reason = type(error).__name__ if cancelled else redact(f"{type(error).__name__}: {error}")
         run.status = status
         run.unsaved.append(DoneEvent(session_id=run.session_id, status=status, reason=reason))
         run.turn_usage = None

@@ -52,6 +52,10 @@ _GROUPS: dict[str, tuple[str, list[str]]] = {
     "sessions": ("List and inspect stored sessions.", ["skilldeck.cli.sessions_cmd"]),
     "agents": ("List and inspect agent definitions (AGENT.md).", ["skilldeck.cli.agents_cmd"]),
     "mcp": ("Serve skills over MCP.", ["skilldeck.cli.mcp_cmd"]),
+    "secrets": (
+        "Store the credentials skills declare (OS keyring or a 0600 file).",
+        ["skilldeck.cli.secrets_cmd"],
+    ),
 }
 #: top-level commands living on the root app → (their module, their one-line help as
 #: the module registers it: the root ``--help`` lists it without importing the module;

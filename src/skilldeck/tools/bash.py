@@ -18,7 +18,9 @@ Background jobs whose output goes to a file keep running after the call returns;
 ones still holding the output pipe are not waited for (their later output is
 lost). :func:`kill_background` ends whatever a session left running.
 
-The environment is scrubbed of variables that look like credentials, and carries
+The environment is scrubbed of variables that look like credentials (a call a code
+skill makes through ``ctx.tools`` gets that skill's declared credentials back:
+``skills/execution/credentials.py``), and carries
 command-scope git config that stops git from running what a repository's config
 names (:mod:`skilldeck._gitguard`). The argv is built in one place,
 :func:`_build_argv`, so the sandbox can wrap it.
@@ -43,6 +45,7 @@ from pydantic import BaseModel, Field
 from skilldeck._gitguard import git_guard_env
 from skilldeck.errors import ToolError
 from skilldeck.sandbox import Sandbox
+from skilldeck.skills.execution import active_credentials
 from skilldeck.tools.base import Tool, ToolContext, ToolResult
 from skilldeck.tools.fs import allowed_roots, is_inside
 from skilldeck.tools.fs._text import OUTPUT_CAP
@@ -235,6 +238,7 @@ async def _execute(
 ) -> _Outcome:
     read_fd, write_fd = os.pipe()
     env = git_guard_env(scrub_env())
+    env.update(active_credentials())  # only inside a call a skill's own process made
     env[_CWD_FD_ENV] = str(write_fd)
     env["SKILLDECK_SESSION_ID"] = ctx.session_id
     output = _Output(cap=cap)

@@ -61,7 +61,13 @@ from skilldeck.errors import SkillExecutionError
 from skilldeck.sandbox import Sandbox
 from skilldeck.skills.code.audit import Finding
 from skilldeck.skills.code.codeapi import CodeSkill, SkillContext, SkillResult
-from skilldeck.skills.execution import ScriptRunner, kill_group, scratch_prefix
+from skilldeck.skills.execution import (
+    ScriptRunner,
+    credential_env,
+    kill_group,
+    scratch_prefix,
+    started_by,
+)
 from skilldeck.skills.model.skill import Skill
 
 __all__ = ["PROTOCOL_VERSION", "IsolatedCodeSkill", "child_argv", "run_isolated"]
@@ -309,15 +315,16 @@ async def run_isolated(
             "running code skill %s out of process (sandboxed=%s)", skill.name, wrapped.sandboxed
         )
         try:
-            result = await _spawn_and_serve(
-                wrapped.argv,
-                skill,
-                ctx,
-                cwd=work,
-                env=env,
-                timeout=timeout,
-                cap=settings.skills.output_cap,
-            )
+            with started_by(credential_env(skill, runner.secrets)):  # its ctx.tools Bash calls
+                result = await _spawn_and_serve(
+                    wrapped.argv,
+                    skill,
+                    ctx,
+                    cwd=work,
+                    env=env,
+                    timeout=timeout,
+                    cap=settings.skills.output_cap,
+                )
         except OSError as e:
             raise SkillExecutionError(
                 f"Could not start the process for code skill {skill.name!r} "

@@ -1,5 +1,6 @@
 """Using a skill: the one load operation, level 1/2/3 rendering, substitutions, dynamic
-context, gating, the script runner and process handling.
+context, gating, declared credentials and the secrets store (with redaction), the
+script runner and process handling.
 
 Other packages import these names from here; the modules behind them are this
 package's own business. Names load lazily (an import of the facade costs nothing).
@@ -12,6 +13,15 @@ from typing import TYPE_CHECKING, Any
 from skilldeck._moved import load_attribute
 
 if TYPE_CHECKING:
+    from skilldeck.skills.execution.credentials import (
+        Credential,
+        active_credentials,
+        credential_env,
+        declared_credentials,
+        missing_credentials,
+        secret_store,
+        started_by,
+    )
     from skilldeck.skills.execution.disclosure import (
         DESCRIPTION_LIMITS,
         render_available_skills,
@@ -60,11 +70,29 @@ if TYPE_CHECKING:
         scratch_prefix,
         scrub_env,
     )
+    from skilldeck.skills.execution.secrets import (
+        KEYRING_SERVICE,
+        MIN_REDACTED,
+        SecretEntry,
+        SecretStore,
+        check_secret_name,
+        redact,
+        redact_data,
+        remember,
+        remember_stored,
+    )
     from skilldeck.skills.execution.substitute import (
         split_arguments,
     )
 
 _HOME: dict[str, str] = {
+    "Credential": "credentials",
+    "active_credentials": "credentials",
+    "credential_env": "credentials",
+    "declared_credentials": "credentials",
+    "missing_credentials": "credentials",
+    "secret_store": "credentials",
+    "started_by": "credentials",
     "NO_GATE": "loading",
     "PLAN_REFUSAL": "loading",
     "CommandGate": "loading",
@@ -100,18 +128,30 @@ _HOME: dict[str, str] = {
     "scratch_prefix": "runner",
     "scrub_env": "runner",
     "ProcessOutcome": "process",
+    "KEYRING_SERVICE": "secrets",
+    "MIN_REDACTED": "secrets",
+    "SecretEntry": "secrets",
+    "SecretStore": "secrets",
+    "check_secret_name": "secrets",
+    "redact": "secrets",
+    "redact_data": "secrets",
+    "remember": "secrets",
+    "remember_stored": "secrets",
     "kill_group": "process",
     "run_process": "process",
 }
 
 __all__ = [
     "DESCRIPTION_LIMITS",
+    "KEYRING_SERVICE",
+    "MIN_REDACTED",
     "NO_GATE",
     "PLAN_REFUSAL",
     "SECRET_MARKERS",
     "CommandGate",
     "CommandOutput",
     "CommandRunner",
+    "Credential",
     "DynamicCommand",
     "LoadStatus",
     "LoadedSkill",
@@ -119,10 +159,16 @@ __all__ = [
     "ProcessOutcome",
     "ScriptResult",
     "ScriptRunner",
+    "SecretEntry",
+    "SecretStore",
     "ShellRunner",
+    "active_credentials",
     "apply_gating",
     "argument_string",
+    "check_secret_name",
     "compatibility_problem",
+    "credential_env",
+    "declared_credentials",
     "entrypoint_of",
     "expand_dynamic_context",
     "find_commands",
@@ -132,14 +178,21 @@ __all__ = [
     "kill_group",
     "load_skill_for_use",
     "machine_reason",
+    "missing_credentials",
     "normalize_args",
+    "redact",
+    "redact_data",
+    "remember",
+    "remember_stored",
     "render_available_skills",
     "render_level2",
     "run_process",
     "scratch_prefix",
     "scrub_env",
+    "secret_store",
     "shell_runner",
     "split_arguments",
+    "started_by",
     "tools_reason",
     "unavailable_for",
 ]

@@ -22,10 +22,17 @@ context. A non-zero exit aborts too (:class:`~skilldeck.errors.SkillExecutionErr
 except exit status 1 of ``grep``/``find``/``diff`` (and ``rg``, ``egrep``, ``fgrep``),
 which means "nothing found" or "files differ", not failure.
 ``skills.dynamic_context = false`` turns the feature off: bodies are shown verbatim.
+
+Environment: the commands run with skilldeck's environment scrubbed of
+secret-looking variables (as scripts are), plus the declared credentials of the
+skill being loaded (``skill=``, see :mod:`.credentials`) — and no other skill's.
+Their output, and the stderr of a failure, pass through
+:func:`skilldeck.skills.execution.secrets.redact` before they enter the body the model reads.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -33,7 +40,11 @@ from pathlib import Path
 
 from skilldeck.errors import PermissionDeniedError, SkillExecutionError
 from skilldeck.sandbox import Sandbox
+from skilldeck.skills.execution.credentials import active_credentials, credential_env, started_by
 from skilldeck.skills.execution.process import run_process
+from skilldeck.skills.execution.runner import scrub_env
+from skilldeck.skills.execution.secrets import redact
+from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.rules import parse_line
 
 __all__ = [
@@ -153,10 +164,12 @@ async def expand_dynamic_context(
     enabled: bool = True,
     skill_name: str = "skill",
     warnings: list[str] | None = None,
+    skill: Skill | None = None,
 ) -> str:
     """``body`` with every command replaced by its output (see the module docstring).
 
     One-time notices from the runner (the sandbox fallback) are appended to ``warnings``.
+    The commands get ``skill``'s declared credentials (none without ``skill``).
     """
     if not enabled:
         return body
@@ -171,21 +184,23 @@ async def expand_dynamic_context(
                 f"permission rule such as Bash({cmd.command.split()[0]}:*), or disable "
                 "dynamic context (skills.dynamic_context = false)."
             )
+    credentials = credential_env(skill) if skill is not None else {}
     pieces: list[str] = []
     pos = 0
     for cmd in commands:
-        out = await run(cmd.command)
+        with started_by(credentials):
+            out = await run(cmd.command)
         if out.warning and warnings is not None:
             warnings.append(out.warning)
         if out.timed_out or not _tolerated(cmd.command, out.exit_code):
             why = "timed out" if out.timed_out else f"exited with status {out.exit_code}"
-            tail = out.stderr.strip()[-1500:]
+            tail = redact(out.stderr.strip()[-1500:])
             raise SkillExecutionError(
                 f"Skill {skill_name!r} was not loaded: its dynamic context command "
                 f"`{cmd.command}` {why}." + (f"\nstderr:\n{tail}" if tail else "")
             )
         pieces.append(body[pos : cmd.start])
-        pieces.append(out.stdout.rstrip("\n"))
+        pieces.append(redact(out.stdout.rstrip("\n")))
         pos = cmd.end
     pieces.append(body[pos:])
     return "".join(pieces)
@@ -201,7 +216,9 @@ def shell_runner(
     env: Mapping[str, str] | None = None,
 ) -> ShellRunner:
     """A :data:`ShellRunner` that runs commands with ``bash -c`` in ``cwd`` — under the
-    sandbox when one is given (the workspace stays writable, like the ``Bash`` tool)."""
+    sandbox when one is given (the workspace stays writable, like the ``Bash`` tool).
+    The environment is ``env`` (default: skilldeck's, scrubbed of secret-looking
+    variables) plus the credentials of the skill being loaded."""
 
     async def run(command: str) -> CommandOutput:
         argv = ["bash", "-c", command]
@@ -209,7 +226,9 @@ def shell_runner(
         if sandbox is not None:
             wrapped = sandbox.wrap(argv, workspace=workspace or cwd, scratch=None, cwd=cwd)
             argv, warning = wrapped.argv, wrapped.warning
-        outcome = await run_process(argv, cwd=cwd, env=env, timeout=timeout, cap=cap)
+        full = dict(env) if env is not None else scrub_env(os.environ)
+        full.update(active_credentials())
+        outcome = await run_process(argv, cwd=cwd, env=full, timeout=timeout, cap=cap)
         return CommandOutput(
             exit_code=outcome.exit_code,
             stdout=outcome.stdout.decode("utf-8", errors="replace"),

@@ -10,6 +10,8 @@ What is checked, all from frontmatter:
 * ``requires-tools`` — every tool must be in the agent's tool set (when known);
 * ``requires-bins`` — every program must be on ``PATH`` (``shutil.which``);
 * ``requires-env`` — every environment variable must be set and non-empty;
+* ``credentials`` — every *required* declared credential must have a value in the
+  secrets store (``skilldeck secrets set NAME``; see :mod:`.credentials`);
 * ``compatibility`` — free text, so only unambiguous hints are acted on: an
   operating system restriction ("Linux only", "requires macOS", "Windows only") and
   a minimum Python version ("Python 3.12+", "python >= 3.11"). Anything else in it
@@ -33,6 +35,8 @@ import sys
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 
+from skilldeck.skills.execution.credentials import missing_credentials, secret_store
+from skilldeck.skills.execution.secrets import SecretStore
 from skilldeck.skills.model.skill import Skill
 
 __all__ = [
@@ -121,8 +125,10 @@ def machine_reason(
     which: Callable[[str], str | None] = shutil.which,
     environ: Mapping[str, str] | None = None,
     platform: str = sys.platform,
+    store: SecretStore | None = None,
 ) -> str | None:
-    """Why this machine cannot serve ``skill`` (bins, env, OS/Python), or None."""
+    """Why this machine cannot serve ``skill`` (bins, env, credentials, OS/Python),
+    or None. ``store`` is the secrets store (default: skilldeck's home)."""
     meta = skill.gating_fields()
     env = os.environ if environ is None else environ
     reasons: list[str] = []
@@ -135,7 +141,26 @@ def machine_reason(
     compat = compatibility_problem(meta.compatibility, platform=platform)
     if compat:
         reasons.append(compat)
+    credentials = _credentials_reason(skill, store)
+    if credentials:
+        reasons.append(credentials)
     return "; ".join(reasons) or None
+
+
+def _declares_needs(skill: Skill) -> bool:
+    """Whether ``skill`` declares credentials (the model is built only for skills
+    that set a gating field: ``may_be_gated`` is free on a snapshot skill)."""
+    return skill.may_be_gated() and bool(skill.metadata.credentials)
+
+
+def _credentials_reason(skill: Skill, store: SecretStore | None) -> str | None:
+    if not _declares_needs(skill):
+        return None
+    missing = missing_credentials(skill, store or secret_store())
+    if not missing:
+        return None
+    how = " / ".join(f"skilldeck secrets set {name}" for name in missing)
+    return f"needs credential(s) not set: {', '.join(missing)} (run: {how})"
 
 
 def gating_reason(
@@ -175,12 +200,15 @@ def apply_gating(
         raise TypeError(
             "apply_gating writes machine-level gating only; use unavailable_for(skill, tools)"
         )
+    store: SecretStore | None = None
     for skill in skills:
         meta = skill.gating_fields()
         gated_before = skill.unavailable_reason is not None and skill in _GATED
-        if not (meta.requires_bins or meta.requires_env or meta.compatibility or gated_before):
+        wants = meta.requires_bins or meta.requires_env or meta.compatibility
+        if not (wants or gated_before or _declares_needs(skill)):
             continue  # the common case, kept cheap: registries hold thousands of skills
-        reason = machine_reason(skill)
+        store = store or secret_store()
+        reason = machine_reason(skill, store=store)
         if skill.unavailable_reason is not None and not gated_before:
             continue
         skill.unavailable_reason = reason

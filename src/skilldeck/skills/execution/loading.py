@@ -211,7 +211,12 @@ async def _expand(
 
     try:
         text = await expand_dynamic_context(
-            text, run=run_command, check=check, skill_name=skill.name, warnings=warnings
+            text,
+            run=run_command,
+            check=check,
+            skill_name=skill.name,
+            warnings=warnings,
+            skill=skill,
         )
     except SkilldeckError as e:
         failed = LoadStatus.FAILED

@@ -12,7 +12,9 @@ The contract a script author relies on (see ``docs/skill-execution.md``):
   ``WORKSPACE`` and ``SKILL_SCRATCH`` (a writable per-run directory) are set;
 * environment variables whose names contain KEY, TOKEN, SECRET, PASSWORD or CREDENTIAL
   are removed unless the skill's settings list them
-  (``[skills.settings.<name>] env = ["GITHUB_TOKEN"]``);
+  (``[skills.settings.<name>] env = ["GITHUB_TOKEN"]``); the skill's declared
+  ``credentials`` are added from the secrets store (:mod:`.credentials`), and any of
+  their values in the result (stdout, stderr, value, error) reads ``[secret NAME]``;
 * the timeout is the skill's ``timeout`` field, else ``skills.script_timeout``; on
   expiry the whole process group is killed — children and grandchildren included —
   and anything still running when the script itself exits is killed too;
@@ -44,7 +46,9 @@ import anyio
 from skilldeck.config import Settings
 from skilldeck.errors import SkillExecutionError
 from skilldeck.sandbox import Sandbox
+from skilldeck.skills.execution.credentials import credential_env, secret_store
 from skilldeck.skills.execution.process import ProcessOutcome, run_process
+from skilldeck.skills.execution.secrets import SecretStore, redact, redact_data
 from skilldeck.skills.execution.substitute import split_arguments
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.model.spec import unsafe_name_reason
@@ -226,8 +230,10 @@ class ScriptRunner:
         session_id: str | None = None,
         workspace: Path | None = None,
         base_env: Mapping[str, str] | None = None,
+        secrets: SecretStore | None = None,
     ) -> None:
         self.settings = settings
+        self.secrets = secrets or secret_store(settings.home)
         self.sandbox = sandbox or Sandbox(settings)
         self.session_id = session_id
         self.workspace = workspace
@@ -239,12 +245,14 @@ class ScriptRunner:
     def environment(
         self, skill: Skill, *, session_id: str, workspace: Path, scratch: Path
     ) -> dict[str, str]:
-        """The scrubbed environment plus the skill variables."""
+        """The scrubbed environment, the skill's declared credentials, the skill
+        variables."""
         own = self.settings.skill_settings(skill.name).get("env", [])
         allow = set(own) if isinstance(own, list | tuple) else set()
         env = scrub_env(os.environ if self._base_env is None else self._base_env, allow=allow)
         if isinstance(own, Mapping):  # explicit values: {"NAME": "value"}
             env.update({str(k): str(v) for k, v in own.items()})
+        env.update(credential_env(skill, self.secrets))
         env.update(
             SKILL_DIR=str(skill.folder.resolve()),
             SKILL_NAME=skill.name,
@@ -310,7 +318,9 @@ class ScriptRunner:
                 ) from e
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-        result = _interpret(skill, outcome, limit=limit, cap=self.settings.skills.output_cap)
+        result = _redacted(
+            _interpret(skill, outcome, limit=limit, cap=self.settings.skills.output_cap)
+        )
         result.sandboxed = wrapped.sandboxed
         if wrapped.warning:
             result.warnings.append(wrapped.warning)
@@ -323,6 +333,14 @@ class ScriptRunner:
             return await self.run(skill, args, **kwargs)
 
         return anyio.run(_go)
+
+
+def _redacted(result: ScriptResult) -> ScriptResult:
+    """``result`` with every secret value handed out replaced by ``[secret NAME]``."""
+    result.stdout, result.stderr = redact(result.stdout), redact(result.stderr)
+    result.error = redact(result.error) if result.error else result.error
+    result.value = redact_data(result.value)
+    return result
 
 
 def _tail(text: str) -> str:

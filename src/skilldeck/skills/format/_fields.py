@@ -11,6 +11,7 @@ Python's rendering of the retyped value, and report what they could not use thro
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from skilldeck.skills.format.parse import ParsedFrontmatter
@@ -18,10 +19,14 @@ from skilldeck.skills.format.parse import ParsedFrontmatter
 __all__ = [
     "FieldProblem",
     "as_bool",
+    "as_credentials",
+    "as_dependencies",
     "as_int",
     "as_list",
     "as_number",
     "as_text",
+    "openclaw_credentials",
+    "requirement_problem",
     "split_list",
     "text_of",
 ]
@@ -31,6 +36,7 @@ _CLOSE = frozenset(_OPEN.values())
 _COLLECTIONS = (dict, list)  # for isinstance: a constant tuple, no union built per call
 _TRUE = frozenset({"true", "yes", "on", "y"})
 _FALSE = frozenset({"false", "no", "off", "n"})
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}\Z")
 
 
 class FieldProblem(Exception):
@@ -172,3 +178,104 @@ def as_int(key: str, value: Any) -> int:
     if 0 < len(text) <= 18 and text.isascii() and text.isdigit() and int(text) > 0:
         return int(text)
     raise FieldProblem(f"`{key}` must be a positive whole number, not {value!r}")
+
+
+# ---- credentials and dependencies (skilldeck fields) --------------------------------
+
+
+def _credential(item: Any, index: int) -> tuple[dict[str, Any] | None, str | None]:
+    """One ``credentials`` entry: a name, or ``{name, description, required}``."""
+    where = f"entry {index + 1} of `credentials`"
+    if isinstance(item, str):
+        item = {"name": item}
+    if not isinstance(item, dict):
+        return None, f"{where} must be a mapping such as {{name: GITHUB_TOKEN}}; ignored"
+    name = item.get("name")
+    if not isinstance(name, str) or not _ENV_NAME.match(name):
+        return None, (
+            f"{where} needs a `name` that is an environment variable name (letters, "
+            f"digits, `_`), not {name!r}; ignored"
+        )
+    required = item.get("required", True)
+    if not isinstance(required, bool):
+        return None, f"`required` of credential {name} must be true or false; ignored"
+    unknown = sorted(str(k) for k in item if k not in ("name", "description", "required"))
+    if unknown:
+        return None, f"credential {name} has unknown key(s) {', '.join(unknown)}; ignored"
+    description = item.get("description")
+    text = "" if description is None else str(description).strip()
+    return {"name": name, "description": text, "required": required}, None
+
+
+def as_credentials(value: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """``credentials:`` as ``[{name, description, required}]`` and the problems of the
+    entries left out (each becomes an SD180 warning)."""
+    items = value if isinstance(value, list) else [value]
+    out: list[dict[str, Any]] = []
+    problems: list[str] = []
+    seen: set[str] = set()
+    for index, item in enumerate(items):
+        entry, problem = _credential(item, index)
+        if problem:
+            problems.append(problem)
+        elif entry is not None and entry["name"] not in seen:
+            seen.add(entry["name"])
+            out.append(entry)
+    return out, problems
+
+
+def requirement_problem(line: str) -> str | None:
+    """Why one requirement line is refused, or None: options (``-e``, ``--index-url``,
+    ``-r``) could point the installer anywhere, so only requirement specifiers pass."""
+    if line.startswith("-"):
+        return f"the option {line.split()[0]!r} is not allowed; list package requirements only"
+    if "\0" in line or "\n" in line:
+        return "a requirement must be one line"
+    return None
+
+
+def as_dependencies(value: Any) -> tuple[dict[str, list[str]], list[str]]:
+    """``dependencies: {python: [...]}`` and the problems found (SD181 warnings)."""
+    if not isinstance(value, dict):
+        return {}, ["`dependencies` must be a mapping such as {python: [requests>=2]}; ignored"]
+    out: dict[str, list[str]] = {}
+    problems: list[str] = []
+    for kind, items in value.items():
+        if kind != "python":
+            problems.append(f"dependency kind `{kind}` is not supported (only `python`); ignored")
+            continue
+        lines = items.splitlines() if isinstance(items, str) else items
+        if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
+            problems.append("`dependencies.python` must be a list of requirements; ignored")
+            continue
+        kept = []
+        for line in (x.strip() for x in lines):
+            why = requirement_problem(line) if line else None
+            if why:
+                problems.append(f"`dependencies.python`: {why}; ignored")
+            elif line:
+                kept.append(line)
+        out["python"] = kept
+    return out, problems
+
+
+def openclaw_credentials(meta: dict[str, str]) -> list[dict[str, Any]]:
+    """OpenClaw's ``metadata.openclaw.requires.env`` and ``primaryEnv`` (the
+    ``metadata`` values arrive as JSON text) as required credentials."""
+    for host in ("openclaw", "clawdbot"):
+        try:
+            data = json.loads(meta.get(host) or "null")
+        except ValueError:
+            continue
+        if not isinstance(data, dict):
+            continue
+        requires = data.get("requires")
+        names = requires.get("env") if isinstance(requires, dict) else None
+        wanted = [n for n in (names if isinstance(names, list) else []) if isinstance(n, str)]
+        primary = data.get("primaryEnv")
+        if isinstance(primary, str):
+            wanted.insert(0, primary)
+        found, _ = as_credentials(list(dict.fromkeys(wanted)))
+        if found:
+            return found
+    return []

@@ -55,6 +55,8 @@ def from_metadata(
         fields["version"] = meta["version"]
     if "entrypoint" not in fields and meta.get("entrypoint"):
         fields["entrypoint"] = _entrypoint(key, meta["entrypoint"].strip(), c, folder)
+    if "credentials" not in fields and (found := F.openclaw_credentials(meta)):
+        fields["credentials"] = found  # OpenClaw's requires.env / primaryEnv
 
 
 def reject_non_spec(c: Collector, key: str, canon: str) -> None:
@@ -105,8 +107,29 @@ def normalise(
         fields[attr] = _output_contract(key, value)
     elif canon == "context":
         fields[attr] = _context(parsed, key, value, c)
-    elif canon == "entrypoint":
+    else:
+        _runtime_field(parsed, key, canon, value, fields, c, folder)
+
+
+def _runtime_field(
+    parsed: ParsedFrontmatter,
+    key: str,
+    canon: str,
+    value: Any,
+    fields: dict[str, Any],
+    c: Collector,
+    folder: str,
+) -> None:
+    """``entrypoint``, ``credentials`` and ``dependencies``: what running needs."""
+    attr = canon.replace("-", "_")
+    if canon == "entrypoint":
         fields[attr] = _entrypoint(key, F.as_text(parsed, key, value).strip(), c, folder)
+    elif canon in ("credentials", "dependencies"):
+        code, read = ("SD180", F.as_credentials) if canon == "credentials" else (
+            "SD181", F.as_dependencies)  # fmt: skip
+        fields[attr], problems = read(value)
+        for problem in problems:
+            c.warn(code, f"{problem}.", key=key)
 
 
 def skill_name(parsed: ParsedFrontmatter, folder: str, c: Collector, key: str | None) -> str | None:

@@ -52,6 +52,8 @@ RULES: dict[str, str] = {
     "SD162": "unsupported-requirement",
     "SD170": "entrypoint-missing",
     "SD171": "entrypoint-outside-skill",
+    "SD180": "credential-invalid",
+    "SD181": "dependencies-invalid",
     "SD190": "reference-yaml",
     "SD191": "reference-bom",
     "SD192": "reference-delimiter",

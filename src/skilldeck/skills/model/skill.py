@@ -101,6 +101,8 @@ def sets_gating_field(fields: dict[str, Any]) -> bool:
         or fields.get("requires_bins")
         or fields.get("requires_env")
         or fields.get("compatibility")
+        or fields.get("credentials")
+        or fields.get("dependencies")
     )
 
 
@@ -336,7 +338,12 @@ class Skill:
             return self._gate
         meta = self._metadata
         return bool(
-            meta.requires_tools or meta.requires_bins or meta.requires_env or meta.compatibility
+            meta.requires_tools
+            or meta.requires_bins
+            or meta.requires_env
+            or meta.compatibility
+            or meta.credentials
+            or meta.dependencies
         )
 
     def gating_fields(self) -> SkillMetadata | GatingFields:

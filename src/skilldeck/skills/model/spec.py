@@ -60,6 +60,8 @@ SKILLDECK_FIELDS: frozenset[str] = frozenset(
         "max-turns",
         "requires-bins",
         "requires-env",
+        "credentials",
+        "dependencies",
     }
 )
 
@@ -123,6 +125,11 @@ class SkillMetadata(BaseModel):
     max_turns: int | None = None
     requires_bins: list[str] = Field(default_factory=list)
     requires_env: list[str] = Field(default_factory=list)
+    #: declared secrets: ``{"name": "GITHUB_TOKEN", "description": "…", "required": True}``
+    #: each (plain dicts, so the discovery snapshot stores them as they are)
+    credentials: list[dict[str, Any]] = Field(default_factory=list)
+    #: packages the skill's scripts import: ``{"python": ["requests>=2"]}``
+    dependencies: dict[str, list[str]] = Field(default_factory=dict)
     #: fields nobody knows, kept verbatim (canonical key → raw value) for tools and
     #: for round-tripping; their presence is a warning in lenient mode.
     extra: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,104 @@
+"""End to end through the real CLI: declared credentials (``skilldeck secrets``, gating,
+redaction in the event stream and the session store) and per-skill environments
+(``skilldeck skills deps``)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import textwrap
+from pathlib import Path
+
+from cli_helpers import json_events, skilldeck, tool_call, write_script
+
+TOKEN = "ghp_e2e_secret_value_0123456789"
+PRINT_KEY = """
+import json, os, sys
+print("stderr saw", os.environ.get("GITHUB_TOKEN"), file=sys.stderr)
+print(json.dumps({"key": os.environ.get("GITHUB_TOKEN")}))
+sys.exit(int(json.loads(sys.argv[1]).get("exit", 0)))
+"""
+
+
+def gh_skill(work: Path) -> Path:
+    folder = work / ".skilldeck" / "skills" / "gh"
+    (folder / "scripts").mkdir(parents=True)
+    (folder / "scripts" / "run.py").write_text(textwrap.dedent(PRINT_KEY), encoding="utf-8")
+    (folder / "SKILL.md").write_text(
+        "---\nname: gh\ndescription: Talks to GitHub with the user's token.\n"
+        "entrypoint: scripts/run.py\ncredentials:\n  - name: GITHUB_TOKEN\n"
+        "    description: a token with repo scope\n---\nRun it with {}.\n",
+        encoding="utf-8",
+    )
+    config = work / ".skilldeck" / "config.toml"
+    config.write_text('[permissions]\nallow = ["Bash", "Skill", "Read"]\n', encoding="utf-8")
+    return folder
+
+
+def test_secrets_set_list_rm_and_the_gate(tmp_path: Path, skilldeck_home: Path) -> None:
+    gh_skill(tmp_path)
+    listed = skilldeck("skills", "list", "--all", "--json", cwd=tmp_path)
+    (row,) = [s for s in json.loads(listed.stdout) if s["name"] == "gh"]
+    assert row["status"] == "unavailable"
+    assert "skilldeck secrets set GITHUB_TOKEN" in row["reason"]
+
+    # the value comes from stdin, never argv; list shows names only
+    done = skilldeck("secrets", "set", "GITHUB_TOKEN", "--skill", "gh", cwd=tmp_path, input=TOKEN)
+    assert done.returncode == 0, done.stderr
+    shown = skilldeck("secrets", "list", "--json", cwd=tmp_path)
+    assert json.loads(shown.stdout)["secrets"] == [
+        {"name": "GITHUB_TOKEN", "skill": "gh", "backend": "file"}
+    ]
+    assert TOKEN not in shown.stdout
+    assert (skilldeck_home / "secrets" / "values.json").stat().st_mode & 0o077 == 0
+    listed = skilldeck("skills", "list", "--all", "--json", cwd=tmp_path)
+    (row,) = [s for s in json.loads(listed.stdout) if s["name"] == "gh"]
+    assert row["status"] == "active", row
+
+    bad = skilldeck("secrets", "set", "no good", cwd=tmp_path, input=TOKEN)
+    assert (
+        bad.returncode != 0 and bad.stderr.startswith("error: ") and "Traceback" not in bad.stderr
+    )
+    assert skilldeck("secrets", "rm", "GITHUB_TOKEN", "--skill", "gh", cwd=tmp_path).returncode == 0
+    assert skilldeck("secrets", "rm", "GITHUB_TOKEN", "--skill", "gh", cwd=tmp_path).returncode == 1
+
+
+def test_a_script_that_prints_its_key_never_shows_it_to_model_events_or_store(
+    tmp_path: Path, skilldeck_home: Path
+) -> None:
+    gh_skill(tmp_path)
+    with (tmp_path / ".skilldeck" / "config.toml").open("a", encoding="utf-8") as fh:
+        fh.write('[sandbox]\nmode = "off"\n')
+    assert skilldeck("secrets", "set", "GITHUB_TOKEN", cwd=tmp_path, input=TOKEN).returncode == 0
+    values = skilldeck_home / "secrets" / "values.json"
+    script = write_script(
+        tmp_path / "script.jsonl",
+        [
+            {"tool_calls": [tool_call("r1", "Bash", command=f"cat {values}")]},
+            {"tool_calls": [tool_call("s1", "Skill", skill="gh", args={})]},
+            {"tool_calls": [tool_call("s2", "Skill", skill="gh", args={"exit": 4})]},
+            {"tool_calls": [tool_call("b1", "Bash", command='echo "model sees:$GITHUB_TOKEN"')]},
+            {"text": "done"},
+        ],
+    )
+    proc = skilldeck("run", "use gh", "--model", f"scripted:{script}", "--json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert TOKEN not in proc.stdout + proc.stderr
+    results = {e["id"]: e for e in json_events(proc.stdout) if e["type"] == "tool_result"}
+    assert '"key": "[secret GITHUB_TOKEN]"' in results["s1"]["content"]  # the tool result
+    assert results["s2"]["is_error"] and "[secret GITHUB_TOKEN]" in results["s2"]["content"]
+    assert results["b1"]["content"] == "model sees:"  # the model's own Bash gets nothing
+    # a tool that reads the file store itself, before any skill ran (no sandbox
+    # here: it would hide the store), shows the name, not the value
+    assert "[secret GITHUB_TOKEN]" in results["r1"]["content"], results["r1"]
+
+    # the session store: every table, and the raw database files
+    for path in skilldeck_home.glob("sessions.db*"):
+        assert TOKEN.encode() not in path.read_bytes(), path
+    with sqlite3.connect(skilldeck_home / "sessions.db") as db:
+        tables = [r[0] for r in db.execute("select name from sqlite_master where type='table'")]
+        for table in tables:
+            for row in db.execute(f"select * from {table}"):  # names from sqlite itself
+                assert TOKEN not in repr(row), table
+        dumped = "\n".join(db.iterdump())
+    assert "[secret GITHUB_TOKEN]" in dumped
