@@ -5,9 +5,12 @@ A 1.5B model on a CPU pays for every token of the first request before it writes
 one (the default tool schemas are ~20 KB of JSON). The full descriptions stay the
 reference — they carry the limits and the edge cases a large model uses — and this
 table says the same thing in the fewest words a small model still acts on. The
-schemas keep every property, type, enum and ``required`` (so a call that validates
-against the short schema validates against the real one), and lose titles, ``null``
-alternatives and all but the first sentence of each description.
+schemas keep every required property and the few optional ones a small model uses
+(:data:`COMPACT_PROPERTIES`), with their types, enums and ``required`` (so a call
+that validates against the short schema validates against the real one), and lose
+titles, ``null`` alternatives, long enums (the ``Skill`` tool's list of names: the
+skills block names the relevant ones) and all but the first sentence of each
+description.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 
 from skilldeck.llm.messages import ToolSpec
 
-__all__ = ["COMPACT_DESCRIPTIONS", "compact_schema", "compact_spec"]
+__all__ = ["COMPACT_DESCRIPTIONS", "COMPACT_PROPERTIES", "compact_schema", "compact_spec"]
 
 COMPACT_DESCRIPTIONS: dict[str, str] = {
     "Read": "Read a text file (numbered lines; offset/limit for long files).",
@@ -40,18 +43,42 @@ COMPACT_DESCRIPTIONS: dict[str, str] = {
     "TaskOutput": "Get the result of a background sub-agent by its task_id.",
 }
 
+#: the optional properties the compact schema keeps, for tools with many (required
+#: ones are always kept; a call using a left-out property still validates: the tool
+#: checks calls against its full schema)
+COMPACT_PROPERTIES: dict[str, tuple[str, ...]] = {
+    "Grep": ("path", "glob", "output_mode", "-i"),
+    "Bash": ("timeout",),
+    "WebSearch": (),
+    "Task": ("subagent_type", "skills"),
+}
+
 #: a property description is cut to its first sentence, at most this long
 _DESCRIPTION_CHARS = 80
+#: an enum longer than this is left out (its type stays)
+_ENUM_VALUES = 16
 _SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
 
 
 def compact_spec(spec: ToolSpec) -> ToolSpec:
     """``spec`` with its compact description (when the table has one) and schema."""
+    schema = spec.input_schema
+    if spec.name in COMPACT_PROPERTIES:
+        schema = _only(schema, COMPACT_PROPERTIES[spec.name])
     return ToolSpec(
         name=spec.name,
         description=COMPACT_DESCRIPTIONS.get(spec.name, _first_sentence(spec.description, 200)),
-        input_schema=compact_schema(spec.input_schema),
+        input_schema=compact_schema(schema),
     )
+
+
+def _only(schema: dict[str, Any], optional: tuple[str, ...]) -> dict[str, Any]:
+    """``schema`` with its required properties and the ``optional`` ones."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return schema
+    keep = {*schema.get("required", ()), *optional}
+    return {**schema, "properties": {k: v for k, v in properties.items() if k in keep}}
 
 
 def compact_schema(schema: Any) -> Any:
@@ -64,6 +91,8 @@ def compact_schema(schema: Any) -> Any:
     for key, value in schema.items():
         if key == "title" or (key == "default" and value is None):
             continue
+        if key == "enum" and isinstance(value, list) and len(value) > _ENUM_VALUES:
+            continue  # e.g. every skill name: the tool's error lists the close ones
         if key in _SCHEMA_MAPS and isinstance(value, dict):  # names → schemas
             out[key] = {name: compact_schema(sub) for name, sub in value.items()}
         elif key == "description" and isinstance(value, str):
