@@ -17,7 +17,14 @@ measured in the same run:
   skills (recombined corpus text under new names), plus index build and cache-load
   times.
 
-Usage: ``python -m bench routing [--synthetic N] [--repeat N] [--tune] [--embeddings]``.
+It then reports the **new splits** (``bench/routing/splits.py``: ``dev``, written from
+sampled skills' own text with answer sets judged over the whole catalog, and
+``heldout``, written after that method was frozen and never used for tuning) beside
+the old development set, for skilldeck and the off-the-shelf BM25 baselines (bm25s),
+by difficulty and language, each rate with its 95% Wilson interval.
+
+Usage: ``python -m bench routing [--synthetic N] [--repeat N] [--tune] [--embeddings]
+[--splits-only]``.
 Writes ``bench/results/routing.json`` and prints a table. Targets (reported, not
 asserted): top-1 ≥ 0.75, top-3 ≥ 0.90, ≤ 10% of no-skill requests hinted, warm p99
 < 20 ms on 3,200 skills and < 100 ms on 50,000.
@@ -37,7 +44,14 @@ from typing import Any
 from bench.routing import metrics
 from bench.routing.corpus import CORPUS, load_corpus, synthetic_catalog
 from bench.routing.dataset import load_devset, select
-from bench.routing.systems import BM25NameDescription, KeywordOverlap, Ranker, Skilldeck
+from bench.routing.splits import figures, load_split, table
+from bench.routing.systems import (
+    BM25FullText,
+    BM25NameDescription,
+    KeywordOverlap,
+    Ranker,
+    Skilldeck,
+)
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "routing.json"
 TARGETS = {"top1": 0.75, "top3": 0.90, "none_hinted": 0.10, "p99_ms_3200": 20, "p99_ms_50000": 100}
@@ -50,6 +64,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--tune", action="store_true", help="re-run the dev-split tuning")
     parser.add_argument("--embeddings", action="store_true", help="also rank with [embeddings]")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--splits-only", action="store_true", help="only the dev/held-out figures (no timing)"
+    )
     args = parser.parse_args(argv)
     if not CORPUS.is_dir():
         print(f"skipped: corpus not found at {CORPUS}")
@@ -77,15 +94,38 @@ def main(argv: list[str]) -> int:
     rankers, build = _rankers(skills, embeddings=args.embeddings)
     report["build_seconds"] = build
     texts = [q.text for q in queries]
+    report["splits"] = _splits(rankers, queries, threshold)
+    if args.splits_only:
+        _write(report, args.out)
+        print("\n".join(table(report["splits"])))
+        return 0
     for ranker in rankers:
         report["systems"][ranker.name] = _evaluate(ranker, queries, threshold, texts, args.repeat)
     if args.synthetic:
         report["synthetic"] = _synthetic(skills, args.synthetic, texts, args.repeat)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    _write(report, args.out)
     _print_table(report)
-    print(f"\nwrote {args.out}")
+    print("\n".join(["", *table(report["splits"])]))
     return 0
+
+
+def _write(report: dict[str, Any], out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {out}")
+
+
+def _splits(rankers: list[Ranker], old: list[Any], threshold: float) -> dict[str, dict[str, Any]]:
+    """Every ranker on the old development set (all of it, as before) and on the new
+    dev and held-out splits, sliced by difficulty and language."""
+    sets = {"old-dev": old, "dev": load_split("dev"), "heldout": load_split("heldout")}
+    out: dict[str, dict[str, Any]] = {}
+    for ranker in rankers:
+        out[ranker.name] = {
+            name: figures(metrics.run(ranker, queries, corpus=CORPUS), threshold=threshold)
+            for name, queries in sets.items()
+        }
+    return out
 
 
 def _query_counts(queries: list[Any]) -> dict[str, int]:
@@ -102,7 +142,7 @@ def _query_counts(queries: list[Any]) -> dict[str, int]:
 def _rankers(skills: list[Any], *, embeddings: bool) -> tuple[list[Ranker], dict[str, float]]:
     build: dict[str, float] = {}
     rankers: list[Ranker] = []
-    for factory in (Skilldeck.build, KeywordOverlap, BM25NameDescription):
+    for factory in (Skilldeck.build, KeywordOverlap, BM25NameDescription, BM25FullText):
         started = time.perf_counter()
         ranker = factory(skills)
         build[ranker.name] = _since(started)

@@ -46,7 +46,9 @@ def sample(seed: int, count: int, exclude: set[str]) -> None:
         print(f"### {name}  ({len(names[name])} folders)\n{skill.description}\n--- {body}\n")
 
 
-def pool(request: str, terms: list[str], skills: list | None = None, rankers: list | None = None) -> None:
+def pool(
+    request: str, terms: list[str], skills: list | None = None, rankers: list | None = None
+) -> None:
     skills = skills if skills is not None else load_corpus()
     rankers = rankers or [Skilldeck.build(skills), BM25FullText(skills)]
     found: dict[str, set[str]] = defaultdict(set)
