@@ -25,7 +25,6 @@ from pathlib import Path
 from bench.routing.corpus import load_corpus
 from bench.routing.systems import BM25FullText, Skilldeck
 
-
 #: how many of each ranker's best skills join the pool
 TOP = 12
 
