@@ -5,9 +5,11 @@ most after the task was done: 23 identical ``TaskOutput`` calls after a ``Write`
 same skill loaded 7 times, a refused ``Task`` retried 8 times unchanged. And a 0.5B
 model wrote its one tool call as text, which the loop took as the final answer.
 
-**Repeated calls** (:class:`LoopGuard`). A call is *repeated* when this run already
-made the same tool call — same name, same arguments — and got the same result (same
-content, same error flag). From ``agent.repeat_warn_after`` occurrences (default 2)
+**Repeated calls** (:class:`LoopGuard`). A call is *repeated* when the model makes it
+again after it has seen its result: in an earlier turn of this run it made the same
+tool call — same name, same arguments — and got the same result (same content, same
+error flag). Identical calls within one turn count once (the model had not seen
+either result yet). From ``agent.repeat_warn_after`` occurrences (default 2)
 the result the model reads gets a note: what it already got, how often, since which
 turn, and what to do instead. At ``agent.repeat_stop_after`` (default 4) the run ends
 with status ``stuck`` — resumable, like ``paused`` — instead of burning turns to
@@ -110,6 +112,7 @@ class LoopGuard:
 
     warn_after: int = 2
     stop_after: int = 4
+    #: (tool, arguments, is_error, result digest) → [turns seen in, first turn, last turn]
     _seen: dict[tuple[str, str, bool, str], list[int]] = field(default_factory=dict)
 
     @classmethod
@@ -118,13 +121,17 @@ class LoopGuard:
         return cls(a.repeat_warn_after, max(a.repeat_warn_after, a.repeat_stop_after))
 
     def observe(self, call: ToolCall, result: ToolResult, turn: int) -> Repeat | None:
-        """Count one finished call; a :class:`Repeat` once it reaches ``warn_after``."""
+        """Count one finished call (once per turn); a :class:`Repeat` once it reaches
+        ``warn_after``."""
         if isinstance(result.data, dict) and result.data.get("poll"):
             return None
         key = (call.name, _canonical(call.input), result.is_error, _digest(result.content))
-        seen = self._seen.setdefault(key, [0, turn])
+        seen = self._seen.setdefault(key, [0, turn, -1])
+        if seen[2] == turn:
+            return None  # the same call twice in one turn: the model saw neither result
         seen[0] += 1
-        count, first = seen
+        seen[2] = turn
+        count, first, _ = seen
         if count < self.warn_after:
             return None
         return Repeat(call, count, first, result.is_error, stop=count >= self.stop_after)

@@ -241,3 +241,12 @@ def test_polls_and_different_results_are_no_loop() -> None:
 def test_settings_defaults() -> None:
     a = Settings().agent
     assert (a.repeat_warn_after, a.repeat_stop_after, a.text_tool_calls) == (2, 4, "auto")
+
+
+def test_identical_calls_in_one_turn_count_once() -> None:
+    guard = LoopGuard(warn_after=2, stop_after=3)
+    glob = ToolCall(id="1", name="Glob", input={"pattern": "*"})
+    assert guard.observe(glob, ToolResult("a"), 1) is None
+    assert guard.observe(glob, ToolResult("a"), 1) is None  # same turn: not seen yet
+    again = guard.observe(glob, ToolResult("a"), 2)
+    assert again is not None and again.count == 2
