@@ -38,6 +38,7 @@ from skilldeck.skills.registry.entries import (
     SkillEntry,
     active_row,
 )
+from skilldeck.skills.scanning import apply_quarantine
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
@@ -427,6 +428,9 @@ class SkillRegistry:
         # requires-bins / requires-env / compatibility: machine-level, once per refresh;
         # requires-tools is per agent (why_unavailable), never written here
         apply_gating(gated)
+        # skills of roots not marked trusted (~/.claude/skills, skills.dirs…) with
+        # high-severity scanner findings: quarantined, a verdict cached by content
+        apply_quarantine(self._discovery.roots, self.settings)
 
     def _group(self, name: str) -> builtins.list[Skill]:
         """Every candidate for ``name``, highest precedence first."""

@@ -57,8 +57,10 @@ _ALWAYS_TRUSTED = frozenset({SkillSource.REGISTERED, SkillSource.ROOT, SkillSour
 
 
 class _RootLike(Protocol):
-    path: Path
-    source: SkillSource
+    @property
+    def path(self) -> Path: ...
+    @property
+    def source(self) -> SkillSource: ...
 
 
 class _ScanLike(Protocol):
