@@ -24,9 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skilldeck._gitguard import git_guard_env
-from skilldeck.errors import NotASkillSourceError, RefNotFoundError, SourceUnreachableError
+from skilldeck.errors import (
+    NotASkillSourceError,
+    RefNotFoundError,
+    SourceUnreachableError,
+)
 from skilldeck.skills.packaging.lockfile import is_excluded
-from skilldeck.skills.sources.spec import FetchOptions
+from skilldeck.skills.sources.spec import FetchOptions, check_argument
 
 __all__ = ["GitCheckout", "fetch_commit", "remote_commit"]
 
@@ -90,6 +94,7 @@ class _GitFailed(Exception):
 
 def remote_commit(url: str, ref: str | None, options: FetchOptions) -> str:
     """The commit ``ref`` names on the remote (a tag's target, a branch's tip, HEAD)."""
+    check_argument(url, ref)
     if ref is not None and _SHA.match(ref):
         return ref
     options.reporter.step(f"asking {url} for {ref or 'its default branch'}")

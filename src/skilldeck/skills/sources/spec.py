@@ -33,7 +33,7 @@ from skilldeck.errors import SourceError
 if TYPE_CHECKING:
     import httpx2
 
-__all__ = ["FetchOptions", "Reporter", "SourceSpec", "parse_source"]
+__all__ = ["FetchOptions", "Reporter", "SourceSpec", "check_argument", "parse_source"]
 
 Kind = Literal["local", "git", "url", "index"]
 DEFAULT_GITHUB_URL = "https://github.com"
@@ -43,6 +43,7 @@ _SHORTHAND = re.compile(
 _GIT_SCHEMES = ("https://", "http://", "ssh://", "git://", "file://", "git+ssh://")
 _SCP_LIKE = re.compile(r"^[\w.-]+@[\w.-]+:")
 _DOWNLOADS = (".skill", ".zip", "/skill.md")
+_REF = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._/+-]*$")
 
 
 class Reporter(Protocol):
@@ -110,7 +111,20 @@ def parse_source(text: str, *, github_url: str = DEFAULT_GITHUB_URL) -> SourceSp
         )
     repo = match["repo"].removesuffix(".git")
     url = f"{github_url.rstrip('/')}/{match['owner']}/{repo}.git"
+    check_argument(url, match["ref"])
     return SourceSpec("git", url, match["ref"] or None, match["path"].strip("/") or None)
+
+
+def check_argument(url: str, ref: str | None) -> None:
+    """Refuse a URL or ref git could read as an option (``-u<cmd>`` is ``--upload-pack``:
+    a command) or that no ref name can hold."""
+    if url.startswith("-"):
+        raise SourceError(f"{url!r} is not a repository address (it starts with '-').")
+    if ref is not None and (not _REF.match(ref) or ".." in ref or ref.endswith((".", "/"))):
+        raise SourceError(
+            f"{ref!r} is not a tag, branch or commit name (letters, digits and ._/+- only; "
+            "it may not start with '-')."
+        )
 
 
 def _looks_local(text: str) -> bool:
@@ -139,4 +153,6 @@ def _git_url(text: str) -> SourceSpec:
         rest += ".git"
     if not rest.strip("/"):
         raise SourceError(f"{text!r} names no repository; add its path.")
-    return SourceSpec("git", head + rest, ref or None, (subpath or "").strip("/") or None)
+    spec = SourceSpec("git", head + rest, ref or None, (subpath or "").strip("/") or None)
+    check_argument(spec.location, spec.ref)
+    return spec

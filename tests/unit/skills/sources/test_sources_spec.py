@@ -63,3 +63,18 @@ def test_existing_and_path_like_sources_stay_local(
 def test_unintelligible_sources_say_what_is_accepted(text: str) -> None:
     with pytest.raises(SourceError, match="pass"):
         parse_source(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "-uevil@host:repo",  # git would read it as --upload-pack=<command>
+        "https://host/o/r.git@--upload-pack=touch",
+        "o/r@-x",
+        "o/r@a..b",
+        "file:///srv/repo@has space",
+    ],
+)
+def test_sources_git_could_read_as_options_are_refused(text: str) -> None:
+    with pytest.raises(SourceError):
+        parse_source(text)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from skilldeck.config import Settings
-from skilldeck.errors import LocallyModifiedError, PackageError
+from skilldeck.errors import LocallyModifiedError, PackageError, SourceError
 from skilldeck.skills.packaging.lockfile import lock_path, skills_root
 from skilldeck.skills.sources import check_updates, install_from, pin, update
 from source_fixtures import GitRepo, git_repo, serve, write_index, write_skill
@@ -138,6 +138,8 @@ def test_pin_refuses_local_edits_and_non_git_sources(
         pin(settings, "homemade", "v1")
     with pytest.raises(PackageError, match="No installed skill named 'ghost'"):
         pin(settings, "ghost", "v1")
+    with pytest.raises(SourceError, match="not a tag, branch or commit"):
+        pin(settings, "alpha", "--upload-pack=touch /tmp/x", force=True)
 
 
 def test_local_installs_are_not_checked_and_update_needs_a_choice(
