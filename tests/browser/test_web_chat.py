@@ -64,7 +64,7 @@ def test_the_whole_flow_by_clicks(
     sub = page.locator(".card.tool[data-tool-call-id='task-1'] .card.subagent")
     sub.wait_for()
     page.wait_for_selector(".msg.assistant h2:has-text('Done')")
-    page.wait_for_function("document.querySelector('#status').textContent === 'completed'")
+    page.wait_for_selector("#status-chip.completed")  # (no wait_for_function: CSP forbids eval)
     assert "general-purpose" in sub.inner_text()
     assert "one" in sub.locator(".sub-log .msg").inner_text()
     assert sub.locator(".card.tool[data-tool-call-id='read-1']").count() == 1

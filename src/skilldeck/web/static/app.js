@@ -26,7 +26,17 @@ const state = {
 
 // ---- small helpers ----------------------------------------------------------------
 
+const escapeHtml = (s) => String(s).replace(/[&<>"']/g, (c) => (
+  { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+let markedReady = false;
+
+// Raw HTML a model writes inside its Markdown is shown as text (never parsed), and what
+// Markdown itself produces still goes through DOMPurify before it touches the page.
 function markdown(text) {
+  if (window.marked && !markedReady) {
+    window.marked.use({ renderer: { html: (token) => escapeHtml(typeof token === "string" ? token : token.text) } });
+    markedReady = true;
+  }
   const html = window.marked ? window.marked.parse(text, { gfm: true, breaks: false }) : null;
   const node = el("div", "md");
   if (html !== null && window.DOMPurify) {

@@ -1,0 +1,162 @@
+"""The page against real sessions: a session paused by `skilldeck run` in a terminal
+finished from the page, two sessions in two tabs at once, hostile text that must not
+run, and a token that must be right."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import open_page
+from skilldeck.web import create_app
+from web_flow import TASK, call, live_server, write_flow
+
+HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>'
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def script(tmp_path: Path) -> Path:
+    return write_flow(tmp_path / "flow.jsonl")
+
+
+@pytest.fixture
+def server(script: Path, work: Path) -> Iterator[str]:
+    app = create_app(service_options={"model": f"scripted:{script}", "cwd": work})
+    with live_server(app) as url:
+        yield url
+
+
+def ready(browser: Any, url: str, errors: list[str]) -> Any:
+    page = open_page(browser, url, errors)
+    page.wait_for_selector("body[data-ready='1']")
+    return page
+
+
+def finish_flow(page: Any) -> None:
+    """Approve the Write, answer the question, wait for the end."""
+    page.wait_for_selector("dialog#permission[open]")
+    page.click("#perm-once")
+    page.click(".card.question button.option:has-text('Formal')")
+    page.wait_for_selector("#status-chip.completed")  # (no wait_for_function: CSP forbids eval)
+
+
+def test_a_session_paused_in_the_terminal_is_finished_from_the_page(
+    browser: Any, server: str, script: Path, work: Path, page_errors: list[str]
+) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "skilldeck.cli.main", "run", TASK, "--model", f"scripted:{script}"],
+        cwd=work,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode != 0 or "paused" in (proc.stdout + proc.stderr).lower()
+    page = ready(browser, server, page_errors)
+    row = page.locator("#sessions li", has_text=TASK)
+    assert "paused" in row.inner_text()
+    row.locator("button.s-resume").click()
+    # the page replays the terminal's history, then asks for the approval it waits on
+    page.wait_for_selector("dialog#permission[open]")
+    assert page.locator(".msg.user .bubble", has_text=TASK).count() == 1
+    assert page.locator(".card.tool[data-tool-call-id='todo-1']").count() == 1
+    finish_flow(page)
+    assert (work / "NOTES.md").exists()
+    assert page.locator(".card.subagent").count() == 1
+    assert page_errors == []
+
+
+def test_two_sessions_in_two_tabs_at_once(
+    browser: Any, server: str, work: Path, page_errors: list[str]
+) -> None:
+    one = ready(browser, server, page_errors)
+    two = ready(browser, server, page_errors)
+    for page, text in ((one, "first session"), (two, "second session")):
+        page.fill("#input", text)
+        page.press("#input", "Enter")
+    for page in (one, two):
+        page.wait_for_selector("dialog#permission[open]")
+    first, second = one.inner_text("#session-id"), two.inner_text("#session-id")
+    assert first and second and first != second
+    finish_flow(two)  # the second tab finishes while the first still waits
+    assert one.inner_text("#status") == "paused"
+    finish_flow(one)
+    for page, text in ((one, "first session"), (two, "second session")):
+        assert page.locator(".msg.user .bubble").all_inner_texts() == [text]
+        assert page.locator(".card.subagent").count() == 1
+    two.click("#refresh-sessions")
+    two.locator("#sessions li").nth(1).wait_for()
+    assert page_errors == []
+
+
+def test_hostile_text_from_the_model_a_tool_and_a_skill_never_runs(
+    browser: Any, tmp_path: Path, work: Path, page_errors: list[str]
+) -> None:
+    (work / "evil.html").write_text(HOSTILE, encoding="utf-8")
+    skill = work / ".skilldeck" / "skills" / "evil-skill"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        f"---\nname: evil-skill\ndescription: 'Evil notes {HOSTILE}'\n---\nbody\n",
+        encoding="utf-8",
+    )
+    lines = [
+        {
+            "text": f"Here: {HOSTILE} and [a link](javascript:window.__pwned=3)",
+            "tool_calls": [call("r1", "Read", file_path="evil.html")],
+        },
+        {"text": f"Done {HOSTILE}"},
+    ]
+    script = write_flow(tmp_path / "evil.jsonl", lines)
+    app = create_app(service_options={"model": f"scripted:{script}", "cwd": work})
+    with live_server(app) as url:
+        page = ready(browser, url, page_errors)
+        page.fill("#input", f"hi {HOSTILE}")
+        page.press("#input", "Enter")
+        page.wait_for_selector("#status-chip.completed")  # (no wait_for_function: CSP forbids eval)
+        page.click(".tab[data-tab='skills']")
+        page.fill("#skill-search", "evil notes")
+        page.locator("#skills li", has_text="evil-skill").click()
+        page.wait_for_selector("#skill-detail h3")
+        page.wait_for_timeout(300)
+        assert "<img" in page.inner_text("#skill-detail")  # shown as text
+        assert "Evil notes" in page.inner_text("#skills")
+        assert "<script>" in page.text_content(".card.tool[data-tool-call-id='r1'] pre.result")
+        assert page.evaluate("window.__pwned") is None
+        assert page.locator("#log script, #skill-detail script, [onerror]").count() == 0
+        hrefs = page.eval_on_selector_all("#log a", "links => links.map(a => a.href)")
+        assert not any(h.startswith("javascript:") for h in hrefs)
+    # a CSP violation would be logged as a console error: none means nothing even tried
+    assert page_errors == []
+
+
+def test_a_missing_or_wrong_token_is_refused(
+    browser: Any, script: Path, work: Path, page_errors: list[str]
+) -> None:
+    app = create_app(service_options={"model": f"scripted:{script}", "cwd": work}, token="tok3n")
+    with live_server(app) as url:
+        page = open_page(browser, url, [])
+        assert "Missing or wrong token" in page.inner_text("body")
+        page.goto(f"{url}/login?token=wrong")
+        assert "Missing or wrong token" in page.inner_text("body")
+        page.goto(f"{url}/api/sessions")
+        assert "Missing or wrong token" in page.inner_text("body")
+        page.goto(f"{url}/login?token=tok3n")
+        page.wait_for_selector("body[data-ready='1']")
+        assert page.url == f"{url}/"  # the token left the address bar
+        assert page.inner_text("#model").startswith("scripted:")
+        sessions = json.loads(page.evaluate("fetch('api/sessions').then(r => r.text())"))
+        assert sessions == {"sessions": []}
