@@ -225,15 +225,23 @@ class RichRenderer:
         style = "yellow" if event.status in _STOPPED else "red"
         reason = f": {event.reason}" if event.reason else ""
         self.console.print(Text(f"[{event.status}{reason}]", style=style))
+        if event.status == "stuck":  # resumable: say how
+            self.console.print(
+                Text(
+                    f"Continue with `skilldeck resume {event.session_id}`, or give new "
+                    f"directions with `skilldeck chat --session {event.session_id}`.",
+                    style="dim",
+                )
+            )
 
 
 def loop_line(event: LoopDetectedEvent | ToolCallRecoveredEvent, prefix: str = "") -> Text:
     """One line for the loop guard: a repeated call, or a tool call written as text."""
     if isinstance(event, ToolCallRecoveredEvent):
         return Text(f"{prefix}recovered a {event.name} call the model wrote as text", style="dim")
-    what = f"{prefix}loop: {event.tool} {summarize_input(event.tool, event.input, limit=40)}"
-    then = "stopping (stuck)" if event.stop else "the model was told"
-    return Text(f"{what} repeated {event.count}× with the same result; {then}", style="yellow")
+    what = f"{prefix}loop: {event.tool} {summarize_input(event.tool, event.input, limit=32)}"
+    then = "run stopped (stuck)" if event.stop else "model told"
+    return Text(f"{what} ×{event.count}, same result: {then}", style="yellow")
 
 
 def retry_line(event: ModelRetryEvent) -> str:

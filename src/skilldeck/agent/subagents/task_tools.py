@@ -87,6 +87,38 @@ class SpawnOutcome(Protocol):
     def render(self) -> str: ...
 
 
+@dataclass
+class SubagentOutcome:
+    task_id: str
+    subagent_type: str
+    #: completed | max_turns | stuck | paused | error | contract_failed | cancelled
+    status: str
+    text: str
+    session_id: str | None = None
+    max_turns: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Only a completed child succeeded: one that hit its turn limit, went round in
+        circles (stuck) or failed did not do its task, and its parent must know."""
+        return self.status == "completed"
+
+    def render(self) -> str:
+        if self.status == "completed":
+            return f"Sub-agent ({self.subagent_type}) finished:\n\n{self.text}"
+        if self.status == "max_turns":
+            return (
+                f"Sub-agent ({self.subagent_type}) did not finish: it reached its turn limit "
+                f"({self.max_turns}).\n\nLast output: {self.text}"
+            )
+        if self.status == "stuck":
+            return (
+                f"Sub-agent ({self.subagent_type}) did not finish: it was stopped as stuck "
+                f"({self.text}). Do not count its task as done."
+            )
+        return f"Sub-agent ({self.subagent_type}) failed ({self.status}): {self.text}"
+
+
 class TaskInput(BaseModel):
     description: str = Field(description="A short (3-5 word) description of the task")
     prompt: str = Field(description="The task for the sub-agent, complete and self-contained")

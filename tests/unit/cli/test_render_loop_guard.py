@@ -1,0 +1,40 @@
+"""How the CLI shows the loop guard: the ``stuck`` status (exit 3, resumable), a
+repeated call, and a tool call recovered from text, at 80 columns."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from rich.console import Console
+
+from skilldeck.agent.events import DoneEvent, LoopDetectedEvent, ToolCallRecoveredEvent
+from skilldeck.cli.render import JsonRenderer, RichRenderer, exit_code
+
+
+def shown(*events: object) -> str:
+    out = io.StringIO()
+    renderer = RichRenderer(Console(file=out, width=80, color_system=None))
+    for event in events:
+        renderer.handle(event)  # type: ignore[arg-type]
+    renderer.close()
+    return out.getvalue()
+
+
+def test_stuck_exits_3_and_says_how_to_continue() -> None:
+    assert exit_code("stuck") == 3 == exit_code("max_turns")
+    text = shown(DoneEvent(session_id="abc123", status="stuck", reason="the model repeated X"))
+    assert "[stuck: the model repeated X]" in text
+    assert "skilldeck resume abc123" in text
+    assert all(len(line) <= 80 for line in text.splitlines())
+
+
+def test_loop_and_recovery_lines() -> None:
+    loop = LoopDetectedEvent(tool="TaskOutput", input={"task_id": "write_task"}, count=4, stop=True)
+    text = shown(loop, ToolCallRecoveredEvent(id="text-1-1", name="Write", text="{}"))
+    assert 'loop: TaskOutput {"task_id": "write_task"} ×4, same result: run stopped' in text
+    assert "recovered a Write call the model wrote as text" in text
+    assert all(len(line) <= 80 for line in text.splitlines())
+    out = io.StringIO()
+    JsonRenderer(out).handle(loop)
+    assert json.loads(out.getvalue())["type"] == "loop_detected"
