@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from cli_helpers import json_events, skilldeck, tool_call, write_script
 
 from skilldeck.agent.store import SessionStore
@@ -98,3 +99,34 @@ def test_a_skill_set_with_no_tool_is_refused_up_front(tmp_path: Path, skilldeck_
     ok = skilldeck("run", "notes", "--skill", "release-notes", *common, cwd=work)  # "parent"
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout.splitlines()[-1])["status"] == "completed"
+
+
+@pytest.mark.corpus
+def test_a_corpus_skill_without_allowed_tools_can_act(tmp_path: Path, corpus: Path) -> None:
+    """``--skill internal-comms`` (no ``allowed-tools``, like 94% of the corpus) used to
+    leave the run no tool: one warning, a text answer, ``completed``, nothing written."""
+    skill = corpus / "anthropics__skills" / "skills" / "internal-comms"
+    if not (skill / "SKILL.md").is_file():
+        pytest.skip(f"{skill} not in this corpus")
+    work = tmp_path / "work"
+    work.mkdir()
+    write = tool_call("w", "Write", file_path="update.md", content="# Weekly update\n")
+    script = write_script(tmp_path / "s.jsonl", [{"tool_calls": [write]}, {"text": "Written."}])
+    proc = skilldeck(
+        "run",
+        "Write this week's update",
+        "--skill",
+        "internal-comms",
+        "--root",
+        str(skill),
+        "--model",
+        f"scripted:{script}",
+        "--permission-mode",
+        "acceptEdits",
+        "--json",
+        cwd=work,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (work / "update.md").read_text(encoding="utf-8") == "# Weekly update\n"
+    result = next(e for e in json_events(proc.stdout) if e["type"] == "tool_result")
+    assert not result["is_error"], result
