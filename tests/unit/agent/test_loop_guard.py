@@ -122,6 +122,9 @@ async def test_taskoutput_for_a_finished_foreground_subagent(work: Path) -> None
     task = results(result)[0]
     assert not task.is_error and "notes.md has 3 lines." in task.content
     assert "foreground Task" in results(result)[1].content
+    assert "Foreground tasks, already returned by Task: task_1 (completed)." in (
+        results(result)[1].content
+    )
 
 
 async def test_taskoutput_on_a_foreground_task_id_says_it_already_returned(work: Path) -> None:

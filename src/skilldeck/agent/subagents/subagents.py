@@ -416,10 +416,12 @@ class SubagentManager:
             if known
             else "No background task was started (Task with run_in_background=true)."
         )
+        done = ", ".join(f"{tid} ({status})" for tid, status in self._foreground.items())
+        returned = f" Foreground tasks, already returned by Task: {done}." if done else ""
         return (
-            f"No background task {task_id!r}. {ids} A foreground Task and every other tool "
-            "(Write, Bash, Skill…) return their result directly in their own tool result; "
-            "TaskOutput has nothing to add for them."
+            f"No background task {task_id!r}. {ids}{returned} A foreground Task and every "
+            "other tool (Write, Bash, Skill…) return their result directly in their own tool "
+            "result; TaskOutput has nothing to add for them."
         )
 
     def cancel_all(self, *, grace: float = CANCEL_GRACE_SECONDS) -> list[str]:
