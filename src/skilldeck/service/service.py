@@ -44,7 +44,12 @@ from skilldeck.agent.loop import Agent
 from skilldeck.agent.pending import Pending
 from skilldeck.agent.permissions.gate import RememberingGate
 from skilldeck.agent.spec import Scan
-from skilldeck.agent.store import SessionRecord, SessionStore, TurnWrite
+from skilldeck.agent.store import (
+    SessionRecord,
+    SessionStore,
+    TurnWrite,
+    refuse_if_running_elsewhere,
+)
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import SessionError
 from skilldeck.llm.messages import Model
@@ -318,14 +323,17 @@ class SessionService:
         return live
 
     def _claim(self, session_id: str) -> tuple[SessionRecord, _Live]:
+        """The session, free to run here: not running here nor in another process."""
         live = self._synced(session_id)
         if live.busy:
             raise SessionError(f"Session {live.log.session_id} is already running here.")
-        return self.store.get(live.log.session_id), live
+        record = self.store.get(live.log.session_id)
+        refuse_if_running_elsewhere(self.settings, record, self.store)
+        return record, live
 
     def _paused(self, session_id: str) -> tuple[SessionRecord, _Live, Pending]:
         record, live = self._claim(session_id)
-        if record.status != "paused" or not record.pending:
+        if not record.pending:  # (a run that crashed while resuming keeps its pending)
             raise SessionError(
                 f"Session {record.id} is not waiting for a reply (status {record.status})."
             )

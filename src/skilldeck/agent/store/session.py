@@ -28,11 +28,13 @@ Guarantees:
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import random
 import socket
 import sqlite3
+import stat
 import threading
 import time
 import uuid
@@ -543,14 +545,33 @@ def _record(row: sqlite3.Row) -> SessionRecord:
 def private_file(path: Path) -> Path:
     """Make sure ``path`` exists as a regular file readable by its owner only (0600):
     created with that mode whatever the umask, or set back to it when it exists. Not
-    followed when it is a symlink (OSError). For the session store and chat history."""
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(path, flags, PRIVATE_MODE)
-    try:  # umask-independent; also repairs an existing 0644 file (if it is ours)
-        with contextlib.suppress(PermissionError):
-            os.fchmod(fd, PRIVATE_MODE)
-    finally:
-        os.close(fd)
+    followed when it is a symlink (OSError). For the session store and chat history.
+
+    An existing file is never opened here: closing *any* descriptor of a SQLite
+    database drops every POSIX lock the process holds on it, so opening and closing the
+    file while another connection of this process (a service runs many) is reading or
+    writing would let a second process write under it and damage the database."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), PRIVATE_MODE)
+        except FileExistsError:  # created meanwhile by another process: check it below
+            info = os.lstat(path)
+        else:
+            try:  # umask-independent
+                os.fchmod(fd, PRIVATE_MODE)
+            finally:
+                os.close(fd)
+            return path
+    if stat.S_ISLNK(info.st_mode):
+        raise OSError(errno.ELOOP, "refusing to follow a symlink", str(path))
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    if stat.S_IMODE(info.st_mode) != PRIVATE_MODE:
+        with contextlib.suppress(PermissionError):  # repairs an existing 0644 file (ours)
+            os.chmod(path, PRIVATE_MODE)
     return path
 
 
