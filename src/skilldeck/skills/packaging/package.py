@@ -28,10 +28,8 @@ import hashlib
 import io
 import json
 import logging
-import os
 import shutil
 import tempfile
-import uuid
 import zipfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -45,7 +43,6 @@ from skilldeck.errors import PackageError, SkillValidationError
 from skilldeck.skills.format import load_skill
 from skilldeck.skills.model.diagnostics import errors_of, warnings_of
 from skilldeck.skills.model.skill import Skill
-from skilldeck.skills.model.spec import unsafe_name_reason
 from skilldeck.skills.packaging import hooks
 from skilldeck.skills.packaging.hooks import InstallOptions, StagedCheck, StagedSkill
 from skilldeck.skills.packaging.lockfile import (
@@ -57,13 +54,12 @@ from skilldeck.skills.packaging.lockfile import (
     VerifyProblem,
     collect_files,
     installed,
-    lock_path,
-    locked,
     open_file,
     skills_root,
     tree_digest,
     verify,
 )
+from skilldeck.skills.packaging.placement import commit_and_record, safe_name, uninstall
 from skilldeck.skills.packaging.signing import (
     check,
     keygen,
@@ -123,7 +119,7 @@ def pack(
         raise PackageError(f"{folder} is not a directory; pass a skill folder to pack.")
     skill = _load_valid(folder)
     key = load_private_key(sign_key) if sign_key else None
-    dest = _output_path(output, _safe_name(skill.name))
+    dest = _output_path(output, safe_name(skill.name))
     skipped: list[str] = []
     files = collect_files(folder, max_files=MAX_FILES, max_bytes=MAX_BYTES, skipped=skipped)
     _report_skipped(skipped, warnings)
@@ -261,9 +257,7 @@ def install(
         _check_manifest_name(staged, entry.name)
         for check in hooks.STAGED_CHECKS if checks is None else checks:
             check(ready, options)
-        backup = _commit_and_record(
-            staged, entry, root, settings=settings, scope=scope, force=force
-        )
+        backup = commit_and_record(staged, entry, root, settings=settings, scope=scope, force=force)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return InstalledSkill(
@@ -293,7 +287,7 @@ def _opened(source: Path, options: InstallOptions, staging: Path) -> Path:
 
 def _lock_entry(ready: StagedSkill, source: Path, origin: Origin | None) -> LockEntry:
     entry = LockEntry(
-        name=_safe_name(ready.skill.name),
+        name=safe_name(ready.skill.name),
         version=ready.skill.version,
         source=str(source.resolve()),
         installed_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -306,22 +300,6 @@ def _lock_entry(ready: StagedSkill, source: Path, origin: Origin | None) -> Lock
         entry.kind, entry.ref, entry.commit = origin.kind, origin.ref, origin.commit
         entry.subpath, entry.pinned = origin.subpath, origin.pinned
     return entry
-
-
-def _commit_and_record(
-    staged: Staged, entry: LockEntry, root: Path, *, settings: Settings, scope: Scope, force: bool
-) -> Path | None:
-    """Move the staged folder into place and write its lock entry, or undo the move."""
-    target = root / entry.name
-    with locked(lock_path(settings, scope)) as lock:
-        backup = _commit(staged.folder, target, force=force, backups=root.parent / "backups")
-        lock.skills[entry.name] = entry
-        try:
-            lock.write()
-        except OSError as e:
-            _rollback(target, staged.folder, backup)
-            raise PackageError(f"Cannot write {lock.path}: {e}; install rolled back.") from e
-    return backup
 
 
 def _stage(source: Path, staging: Path) -> Staged:
@@ -380,74 +358,3 @@ def _check_manifest_name(staged: Staged, name: str) -> None:
         raise PackageError(
             f"The package manifest names skill {claimed!r} but SKILL.md says {name!r}; refused."
         )
-
-
-def _safe_name(name: str) -> str:
-    reason = unsafe_name_reason(name)
-    if reason is not None:
-        raise PackageError(
-            f"Skill name {name!r} cannot be used as a folder name: {reason}; refused."
-        )
-    return name
-
-
-def _commit(staged: Path, target: Path, *, force: bool, backups: Path) -> Path | None:
-    """Rename ``staged`` to ``target``; an existing target moves to ``backups`` first."""
-    backup: Path | None = None
-    if target.exists() or target.is_symlink():
-        if not force:
-            raise PackageError(
-                f"Skill {target.name!r} is already installed at {target}. Use --force to "
-                "replace it (the current copy is kept as a backup)."
-            )
-        backups.mkdir(parents=True, exist_ok=True)
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        backup = backups / f"{target.name}.bak-{stamp}"
-        if backup.exists():
-            backup = backups / f"{target.name}.bak-{stamp}-{uuid.uuid4().hex[:6]}"
-        os.replace(target, backup)
-    try:
-        os.replace(staged, target)
-    except OSError as e:
-        if backup is not None:
-            os.replace(backup, target)
-        raise PackageError(f"Cannot move the skill into {target}: {e}.") from e
-    return backup
-
-
-def _rollback(target: Path, trash: Path, backup: Path | None) -> None:
-    os.replace(target, trash)
-    if backup is not None:
-        os.replace(backup, target)
-
-
-# ---- uninstall ------------------------------------------------------------------------
-
-
-def uninstall(name: str, *, scope: Scope = "workspace", settings: Settings) -> Path:
-    """Remove a skill installed by :func:`install` and its lock entry; returns the path.
-
-    Skills skilldeck did not install (no lock entry) are left alone: deleting a
-    hand-written skill by a typo would be unrecoverable.
-    """
-    _safe_name(name)
-    root = skills_root(settings, scope)
-    target = root / name
-    with locked(lock_path(settings, scope)) as lock:
-        if name not in lock.skills:
-            raise PackageError(
-                f"Skill {name!r} is not installed in the {scope} scope (no entry in "
-                f"{lock.path}); skilldeck only removes skills it installed."
-            )
-        trash: Path | None = None
-        if target.exists() or target.is_symlink():
-            trash = root.parent / f".uninstall-{name}-{uuid.uuid4().hex[:8]}"
-            os.replace(target, trash)
-        del lock.skills[name]
-        lock.write()
-    if trash is not None:
-        if trash.is_symlink():
-            trash.unlink()
-        else:
-            shutil.rmtree(trash, ignore_errors=True)
-    return target

@@ -1,0 +1,111 @@
+"""Putting a staged skill in place, and taking an installed one out.
+
+The last step of :func:`skilldeck.skills.packaging.package.install`: rename the
+staged folder over the target (an existing copy moves to ``<scope dir>/backups``
+first, and comes back if anything after fails) and write the lock entry under the
+lock file's advisory lock. :func:`uninstall` is the reverse, for skills skilldeck
+installed (a lock entry) only.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+from skilldeck.config import Settings
+from skilldeck.errors import PackageError
+from skilldeck.skills.model.spec import unsafe_name_reason
+from skilldeck.skills.packaging.lockfile import LockEntry, Scope, lock_path, locked, skills_root
+from skilldeck.skills.packaging.unpack import Staged
+
+__all__ = ["commit_and_record", "safe_name", "uninstall"]
+
+
+def commit_and_record(
+    staged: Staged, entry: LockEntry, root: Path, *, settings: Settings, scope: Scope, force: bool
+) -> Path | None:
+    """Move the staged folder into place and write its lock entry, or undo the move."""
+    target = root / entry.name
+    with locked(lock_path(settings, scope)) as lock:
+        backup = _commit(staged.folder, target, force=force, backups=root.parent / "backups")
+        lock.skills[entry.name] = entry
+        try:
+            lock.write()
+        except OSError as e:
+            _rollback(target, staged.folder, backup)
+            raise PackageError(f"Cannot write {lock.path}: {e}; install rolled back.") from e
+    return backup
+
+
+def safe_name(name: str) -> str:
+    reason = unsafe_name_reason(name)
+    if reason is not None:
+        raise PackageError(
+            f"Skill name {name!r} cannot be used as a folder name: {reason}; refused."
+        )
+    return name
+
+
+def _commit(staged: Path, target: Path, *, force: bool, backups: Path) -> Path | None:
+    """Rename ``staged`` to ``target``; an existing target moves to ``backups`` first."""
+    backup: Path | None = None
+    if target.exists() or target.is_symlink():
+        if not force:
+            raise PackageError(
+                f"Skill {target.name!r} is already installed at {target}. Use --force to "
+                "replace it (the current copy is kept as a backup)."
+            )
+        backups.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        backup = backups / f"{target.name}.bak-{stamp}"
+        if backup.exists():
+            backup = backups / f"{target.name}.bak-{stamp}-{uuid.uuid4().hex[:6]}"
+        os.replace(target, backup)
+    try:
+        os.replace(staged, target)
+    except OSError as e:
+        if backup is not None:
+            os.replace(backup, target)
+        raise PackageError(f"Cannot move the skill into {target}: {e}.") from e
+    return backup
+
+
+def _rollback(target: Path, trash: Path, backup: Path | None) -> None:
+    os.replace(target, trash)
+    if backup is not None:
+        os.replace(backup, target)
+
+
+# ---- uninstall ------------------------------------------------------------------------
+
+
+def uninstall(name: str, *, scope: Scope = "workspace", settings: Settings) -> Path:
+    """Remove a skill installed by :func:`install` and its lock entry; returns the path.
+
+    Skills skilldeck did not install (no lock entry) are left alone: deleting a
+    hand-written skill by a typo would be unrecoverable.
+    """
+    safe_name(name)
+    root = skills_root(settings, scope)
+    target = root / name
+    with locked(lock_path(settings, scope)) as lock:
+        if name not in lock.skills:
+            raise PackageError(
+                f"Skill {name!r} is not installed in the {scope} scope (no entry in "
+                f"{lock.path}); skilldeck only removes skills it installed."
+            )
+        trash: Path | None = None
+        if target.exists() or target.is_symlink():
+            trash = root.parent / f".uninstall-{name}-{uuid.uuid4().hex[:8]}"
+            os.replace(target, trash)
+        del lock.skills[name]
+        lock.write()
+    if trash is not None:
+        if trash.is_symlink():
+            trash.unlink()
+        else:
+            shutil.rmtree(trash, ignore_errors=True)
+    return target
