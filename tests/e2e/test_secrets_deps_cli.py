@@ -4,12 +4,20 @@ redaction in the event stream and the session store) and per-skill environments
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sqlite3
 import textwrap
 from pathlib import Path
 
-from cli_helpers import json_events, skilldeck, tool_call, write_script
+from cli_helpers import REPO, json_events, skilldeck, tool_call, write_script
+
+_SPEC = importlib.util.spec_from_file_location(
+    "skilldeck_test_wheels", REPO / "tests" / "unit" / "skills" / "execution" / "wheels.py"
+)
+assert _SPEC is not None and _SPEC.loader is not None
+wheels = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(wheels)
 
 TOKEN = "ghp_e2e_secret_value_0123456789"
 PRINT_KEY = """
@@ -102,3 +110,51 @@ def test_a_script_that_prints_its_key_never_shows_it_to_model_events_or_store(
                 assert TOKEN not in repr(row), table
         dumped = "\n".join(db.iterdump())
     assert "[secret GITHUB_TOKEN]" in dumped
+
+
+def dep_skill(work: Path, name: str, requirements: str) -> Path:
+    folder = work / ".skilldeck" / "skills" / name
+    (folder / "scripts").mkdir(parents=True)
+    (folder / "scripts" / "run.py").write_text(
+        "import json, tinydep\nprint(json.dumps({'answer': tinydep.ANSWER}))\n", encoding="utf-8"
+    )
+    (folder / "requirements.txt").write_text(requirements, encoding="utf-8")
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Answers with tinydep.\nentrypoint: scripts/run.py\n"
+        "---\nRun it.\n",
+        encoding="utf-8",
+    )
+    return folder
+
+
+def test_skills_deps_builds_offline_and_the_script_runs_with_it(
+    tmp_path: Path, skilldeck_home: Path
+) -> None:
+    found = wheels.write_wheel(tmp_path / "wheels", "tinydep").parent
+    dep_skill(tmp_path, "answer", "tinydep==1.0\n")
+    dep_skill(tmp_path, "answer-too", "tinydep==1.0\n")
+    built = skilldeck(
+        "skills", "deps", "answer", "--offline", "--find-links", str(found), cwd=tmp_path
+    )
+    assert built.returncode == 0, built.stderr
+    assert "ready" in built.stdout and "uv pip install" in built.stderr  # progress on stderr
+    shared = skilldeck("skills", "deps", "answer-too", "--offline", "--json", cwd=tmp_path)
+    data = json.loads(shared.stdout)
+    assert data["status"] == "ready" and data["shared_with"] == ["answer"]
+    ran = skilldeck("skills", "run", "answer", "--json", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["result"] == {"answer": 42}
+
+    # an unresolvable requirement: one error line, and the skill is unavailable
+    dep_skill(tmp_path, "broken", "tinydep==7.0\n")
+    failed = skilldeck(
+        "skills", "deps", "broken", "--offline", "--find-links", str(found), cwd=tmp_path
+    )
+    assert failed.returncode == 1 and "Traceback" not in failed.stderr
+    (line,) = [x for x in failed.stderr.splitlines() if x.startswith("error:")]
+    assert "tinydep" in line and "--rebuild" in line
+    listed = skilldeck("skills", "list", "--all", "--json", cwd=tmp_path)
+    (row,) = [s for s in json.loads(listed.stdout) if s["name"] == "broken"]
+    assert row["status"] == "unavailable" and "failed to build" in row["reason"]
+    refused = skilldeck("skills", "run", "broken", cwd=tmp_path)
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr

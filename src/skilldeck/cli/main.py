@@ -47,6 +47,7 @@ _GROUPS: dict[str, tuple[str, list[str]]] = {
             "skilldeck.cli.skills.skills_sources_cmd",
             "skilldeck.cli.skills.skills_scan_cmd",
             "skilldeck.cli.skills.skills_trust_cmd",
+            "skilldeck.cli.skills.skills_deps_cmd",
         ],
     ),
     "sessions": ("List and inspect stored sessions.", ["skilldeck.cli.sessions_cmd"]),
@@ -91,6 +92,7 @@ _GROUP_COMMANDS: dict[str, dict[str, str]] = {
         "scan": "skilldeck.cli.skills.skills_scan_cmd",
         "eval": "skilldeck.cli.skills.skills_eval_cmd",
         "trust": "skilldeck.cli.skills.skills_trust_cmd",
+        "deps": "skilldeck.cli.skills.skills_deps_cmd",
     },
 }
 #: ``skills WORD`` → the module whose ``try_fast(argv)`` answers its plain shapes

@@ -1,6 +1,6 @@
 """Using a skill: the one load operation, level 1/2/3 rendering, substitutions, dynamic
-context, gating, declared credentials and the secrets store (with redaction), the
-script runner and process handling.
+context, gating, declared credentials and the secrets store (with redaction), per-skill
+Python environments, the script runner and process handling.
 
 Other packages import these names from here; the modules behind them are this
 package's own business. Names load lazily (an import of the facade costs nothing).
@@ -36,6 +36,13 @@ if TYPE_CHECKING:
         find_commands,
         has_dynamic_context,
         shell_runner,
+    )
+    from skilldeck.skills.execution.environments import (
+        ENVS_RECORD,
+        Environments,
+        SkillEnvironment,
+        environment_key,
+        read_requirements,
     )
     from skilldeck.skills.execution.gating import (
         apply_gating,
@@ -113,6 +120,11 @@ _HOME: dict[str, str] = {
     "find_commands": "dynamic",
     "has_dynamic_context": "dynamic",
     "shell_runner": "dynamic",
+    "ENVS_RECORD": "environments",
+    "Environments": "environments",
+    "SkillEnvironment": "environments",
+    "environment_key": "environments",
+    "read_requirements": "environments",
     "apply_gating": "gating",
     "compatibility_problem": "gating",
     "gating_reason": "gating",
@@ -143,6 +155,7 @@ _HOME: dict[str, str] = {
 
 __all__ = [
     "DESCRIPTION_LIMITS",
+    "ENVS_RECORD",
     "KEYRING_SERVICE",
     "MIN_REDACTED",
     "NO_GATE",
@@ -153,6 +166,7 @@ __all__ = [
     "CommandRunner",
     "Credential",
     "DynamicCommand",
+    "Environments",
     "LoadStatus",
     "LoadedSkill",
     "PermissionCheck",
@@ -162,6 +176,7 @@ __all__ = [
     "SecretEntry",
     "SecretStore",
     "ShellRunner",
+    "SkillEnvironment",
     "active_credentials",
     "apply_gating",
     "argument_string",
@@ -170,6 +185,7 @@ __all__ = [
     "credential_env",
     "declared_credentials",
     "entrypoint_of",
+    "environment_key",
     "expand_dynamic_context",
     "find_commands",
     "gating_reason",
@@ -180,6 +196,7 @@ __all__ = [
     "machine_reason",
     "missing_credentials",
     "normalize_args",
+    "read_requirements",
     "redact",
     "redact_data",
     "remember",

@@ -12,6 +12,10 @@ What is checked, all from frontmatter:
 * ``requires-env`` — every environment variable must be set and non-empty;
 * ``credentials`` — every *required* declared credential must have a value in the
   secrets store (``skilldeck secrets set NAME``; see :mod:`.credentials`);
+* ``dependencies`` / ``requirements.txt`` — the skill's own Python environment must
+  not have failed to build for its current requirements (:mod:`.environments`), and
+  a *code* skill cannot have requirements (its code runs in skilldeck's Python or a
+  child importing skilldeck's own packages; ship the code as a script skill);
 * ``compatibility`` — free text, so only unambiguous hints are acted on: an
   operating system restriction ("Linux only", "requires macOS", "Windows only") and
   a minimum Python version ("Python 3.12+", "python >= 3.11"). Anything else in it
@@ -35,9 +39,11 @@ import sys
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 
+from skilldeck.settings.layers import skilldeck_home
 from skilldeck.skills.execution.credentials import missing_credentials, secret_store
+from skilldeck.skills.execution.environments import Environments
 from skilldeck.skills.execution.secrets import SecretStore
-from skilldeck.skills.model.skill import Skill
+from skilldeck.skills.model.skill import Skill, SkillKind
 
 __all__ = [
     "apply_gating",
@@ -144,17 +150,34 @@ def machine_reason(
     credentials = _credentials_reason(skill, store)
     if credentials:
         reasons.append(credentials)
+    environment = _environment_reason(skill)
+    if environment:
+        reasons.append(environment)
     return "; ".join(reasons) or None
 
 
 def _declares_needs(skill: Skill) -> bool:
-    """Whether ``skill`` declares credentials (the model is built only for skills
-    that set a gating field: ``may_be_gated`` is free on a snapshot skill)."""
-    return skill.may_be_gated() and bool(skill.metadata.credentials)
+    """Whether ``skill`` declares credentials or dependencies (the model is built only
+    for skills that set a gating field: ``may_be_gated`` is free on a snapshot skill)."""
+    if not skill.may_be_gated():
+        return False
+    meta = skill.metadata
+    return bool(meta.credentials or meta.dependencies)
+
+
+def _environment_reason(skill: Skill) -> str | None:
+    if not _declares_needs(skill) or not skill.metadata.dependencies:
+        return None
+    if skill.kind is SkillKind.CODE:
+        return (
+            "a code skill cannot declare its own requirements (its code runs with "
+            "skilldeck's Python); move the code that needs them into a script skill"
+        )
+    return Environments(skilldeck_home()).unavailable_reason(skill)
 
 
 def _credentials_reason(skill: Skill, store: SecretStore | None) -> str | None:
-    if not _declares_needs(skill):
+    if not _declares_needs(skill) or not skill.metadata.credentials:
         return None
     missing = missing_credentials(skill, store or secret_store())
     if not missing:

@@ -22,8 +22,10 @@ The contract a script author relies on (see ``docs/skill-execution.md``):
   drained concurrently and past the cap the bytes are read and dropped, so a chatty
   script can neither deadlock nor exhaust memory.
 
-The interpreter comes from the extension (``.py`` → the running Python, ``.sh`` →
-bash, ``.js``/``.mjs``/``.cjs`` → node) or else the shebang line. The async API is the
+The interpreter comes from the extension (``.py`` → the running Python, or the skill's
+own environment's when it has requirements — :mod:`.environments`, built on first use,
+bound read-only in the sandbox, its ``bin/`` first on ``PATH``; ``.sh`` → bash,
+``.js``/``.mjs``/``.cjs`` → node) or else the shebang line. The async API is the
 implementation; :meth:`ScriptRunner.run_sync` is a thin wrapper for scripts and CLIs.
 """
 
@@ -44,9 +46,10 @@ from typing import Any
 import anyio
 
 from skilldeck.config import Settings
-from skilldeck.errors import SkillExecutionError
+from skilldeck.errors import EnvironmentBuildError, SkillExecutionError, SkillUnavailableError
 from skilldeck.sandbox import Sandbox
 from skilldeck.skills.execution.credentials import credential_env, secret_store
+from skilldeck.skills.execution.environments import Environments, SkillEnvironment
 from skilldeck.skills.execution.process import ProcessOutcome, run_process
 from skilldeck.skills.execution.secrets import SecretStore, redact, redact_data
 from skilldeck.skills.execution.substitute import split_arguments
@@ -149,11 +152,12 @@ def _read_shebang(script: Path) -> list[str] | None:
     return parts or None
 
 
-def interpreter_argv(script: Path) -> list[str]:
-    """The argv prefix that runs ``script`` (without arguments)."""
+def interpreter_argv(script: Path, *, python: str | None = None) -> list[str]:
+    """The argv prefix that runs ``script`` (without arguments); ``python`` runs a
+    ``.py`` (default: the running interpreter)."""
     suffix = script.suffix.lower()
     if suffix == ".py":
-        return [sys.executable, str(script)]
+        return [python or sys.executable, str(script)]
     if suffix in _BY_SUFFIX:
         program = _BY_SUFFIX[suffix]
         found = shutil.which(program)
@@ -231,9 +235,11 @@ class ScriptRunner:
         workspace: Path | None = None,
         base_env: Mapping[str, str] | None = None,
         secrets: SecretStore | None = None,
+        environments: Environments | None = None,
     ) -> None:
         self.settings = settings
         self.secrets = secrets or secret_store(settings.home)
+        self.environments = environments or Environments(settings.home)
         self.sandbox = sandbox or Sandbox(settings)
         self.session_id = session_id
         self.workspace = workspace
@@ -243,7 +249,13 @@ class ScriptRunner:
         return float(skill.metadata.timeout or self.settings.skills.script_timeout)
 
     def environment(
-        self, skill: Skill, *, session_id: str, workspace: Path, scratch: Path
+        self,
+        skill: Skill,
+        *,
+        session_id: str,
+        workspace: Path,
+        scratch: Path,
+        venv: SkillEnvironment | None = None,
     ) -> dict[str, str]:
         """The scrubbed environment, the skill's declared credentials, the skill
         variables."""
@@ -262,7 +274,27 @@ class ScriptRunner:
             PYTHONIOENCODING="utf-8",
             PYTHONDONTWRITEBYTECODE="1",
         )
+        if venv is not None:
+            env["VIRTUAL_ENV"] = str(venv.path)
+            env["PATH"] = os.pathsep.join([str(venv.bin), env.get("PATH", os.defpath)])
         return env
+
+    async def python_environment(self, skill: Skill) -> SkillEnvironment | None:
+        """``skill``'s own environment, built now if missing (None: no requirements).
+        A failed build is :class:`SkillUnavailableError` with uv's reason."""
+        try:
+            return await anyio.to_thread.run_sync(self._ensure, skill)
+        except EnvironmentBuildError as e:
+            raise SkillUnavailableError(
+                skill.name,
+                f"its Python environment could not be built: {e} (repair: skilldeck "
+                f"skills deps {skill.name} --rebuild)",
+            ) from e
+
+    def _ensure(self, skill: Skill) -> SkillEnvironment | None:
+        return self.environments.ensure(
+            skill, progress=lambda message: log.info("%s: %s", skill.name, message)
+        )
 
     async def run(
         self,
@@ -282,7 +314,8 @@ class ScriptRunner:
                 f"{skill.folder}/SKILL.md (lowercase letters, digits and hyphens)."
             )
         script = _resolve_entrypoint(skill)
-        prefix = interpreter_argv(script)
+        venv = await self.python_environment(skill)
+        prefix = interpreter_argv(script, python=str(venv.python) if venv else None)
         value = normalize_args(args, declared=skill.metadata.arguments)
         payload = json.dumps(value, ensure_ascii=False)
         session = session_id or self.session_id or "none"
@@ -298,8 +331,11 @@ class ScriptRunner:
                 scratch=scratch,
                 network=network,
                 cwd=skill.folder,
+                readonly=[venv.path] if venv else [],
             )
-            env = self.environment(skill, session_id=session, workspace=work, scratch=scratch)
+            env = self.environment(
+                skill, session_id=session, workspace=work, scratch=scratch, venv=venv
+            )
             log.info(
                 "running script skill %s: %s (sandboxed=%s)", skill.name, script, wrapped.sandboxed
             )

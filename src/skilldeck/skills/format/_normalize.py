@@ -47,7 +47,11 @@ def from_metadata(
 ) -> None:
     """Strict-valid skills can only use the spec fields, so they declare skilldeck's
     ``version`` and ``entrypoint`` under ``metadata:``; read them from there when the
-    top-level field is absent (an entrypoint gets the same checks)."""
+    top-level field is absent (an entrypoint gets the same checks). A
+    ``requirements.txt`` beside SKILL.md is noted as ``dependencies``."""
+    if folder and "dependencies" not in fields and _is_file(f"{folder}/requirements.txt"):
+        # read at use (skills/execution/environments.py); noted here so gating sees it
+        fields["dependencies"] = {"files": ["requirements.txt"]}
     meta: dict[str, str] | None = fields.get("metadata")
     if not meta:
         return
