@@ -161,7 +161,9 @@ def install_cmd(
     skill: Annotated[
         list[str] | None,
         typer.Option(
-            "--skill", help="Install this skill of a source holding several (repeatable)."
+            "--skill",
+            metavar="NAME",
+            help="Install this skill of a source holding several (repeatable).",
         ),
     ] = None,
     all_skills: Annotated[

@@ -34,7 +34,8 @@ _MARKS = {
 
 def check_cmd(
     names: Annotated[
-        list[str] | None, typer.Argument(help="Installed skills to check (default: all).")
+        list[str] | None,
+        typer.Argument(help="Installed skills to check (default: all)."),
     ] = None,
     scope: ScopeFilter = None,
     as_json: JsonOption = False,

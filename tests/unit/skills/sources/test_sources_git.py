@@ -175,3 +175,14 @@ def test_symlink_leaving_the_skill_is_refused(tmp_path: Path, settings: Settings
     with pytest.raises(PackageError, match="outside the skill folder"):
         install_from(repo.url, settings=settings)
     assert not (skills_root(settings, "workspace") / "sneaky").exists()
+
+
+def test_a_local_folder_of_many_skills_asks_which(tmp_path: Path, settings: Settings) -> None:
+    shelf = tmp_path / "shelf"
+    write_skill(shelf / "one", "one")
+    write_skill(shelf / "nested" / "two", "two")
+    with pytest.raises(SkillChoiceError) as info:
+        install_from(shelf, settings=settings)
+    assert sorted(info.value.candidates) == ["one", "two"]
+    [two] = install_from(shelf, settings=settings, skills=["two"])
+    assert two.source == str((shelf / "nested" / "two").resolve())
