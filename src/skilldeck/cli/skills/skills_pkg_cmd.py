@@ -86,10 +86,12 @@ def pack_cmd(
     _, diagnostics = load_skill(folder)
     warnings = [str(d) for d in warnings_of(diagnostics)]
     if as_json:
-        print_json({"path": str(path), "signed": sign is not None, "warnings": warnings})
+        doc = {"path": str(path), "signed": sign is not None, "warnings": warnings}
+        print_json({**doc, "encrypted": bool(encrypt_to)})
         return
     console = stdout_console()
-    console.print(f"Packed {path}" + (" (signed)" if sign else ""), highlight=False)
+    how = "signed, encrypted" if encrypt_to else "signed"
+    console.print(f"Packed {path}" + (f" ({how})" if sign else ""), highlight=False)
     for warning in warnings:
         console.print(f"  [yellow]warning[/]: {warning}", highlight=False)
 
