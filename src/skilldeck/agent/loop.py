@@ -33,7 +33,6 @@ from skilldeck.agent.context import ContextManager, History
 from skilldeck.agent.dispatch import Dispatcher, Outcome
 from skilldeck.agent.events import (
     ContextTrimmedEvent,
-    DoneEvent,
     Event,
     ModelCallEvent,
     SkillHintEvent,
@@ -45,7 +44,15 @@ from skilldeck.agent.events import (
 from skilldeck.agent.loopguard import LoopGuard, recover_text_calls, text_calls_enabled
 from skilldeck.agent.pending import Pending, format_answer
 from skilldeck.agent.permissions.gate import DENIED_BY_USER, AllowAll, Approver, ToolGate
-from skilldeck.agent.recorder import Limits, Recorder, RunResult, RunState, StoredRow, owner
+from skilldeck.agent.recorder import (
+    Limits,
+    Recorder,
+    RunResult,
+    RunState,
+    StoredRow,
+    collect_result,
+    owner,
+)
 from skilldeck.agent.store import SessionStore, TurnWrite, new_session_id, process_alive
 from skilldeck.agent.subagents import EventSink, flush_sink
 from skilldeck.config import Settings
@@ -58,7 +65,6 @@ from skilldeck.llm.messages import (
     TextDelta,
     ToolCall,
     TurnComplete,
-    Usage,
     UserMessage,
 )
 from skilldeck.skills.policy.policy import ComposedSkill
@@ -259,9 +265,8 @@ class Agent:
     def _recover_text_calls(self, run: RunState, reply: AssistantMessage) -> AssistantMessage:
         """A reply that only wrote tool calls as text becomes those calls (small local
         models do this; ``agent/loopguard.py``), recorded as recovered."""
-        if not text_calls_enabled(self.settings, self.model_spec):
-            return reply
-        recovered = recover_text_calls(reply, self.specs, run.turn)
+        enabled = text_calls_enabled(self.settings, self.model_spec)
+        recovered = recover_text_calls(reply, self.specs, run.turn) if enabled else None
         if recovered is None:
             return reply
         run.reply, events = recovered
@@ -463,16 +468,7 @@ class Agent:
         return ctx
 
     async def _collect(self, stream: AsyncIterator[Event]) -> RunResult:
-        events = [event async for event in stream]
-        done = next(e for e in reversed(events) if isinstance(e, DoneEvent) and not e.is_sub_agent)
-        usage = Usage()
-        for e in events:
-            if isinstance(e, UsageEvent) and not e.is_sub_agent:
-                usage = usage + e.usage
-        pending = self.store.get(done.session_id).pending if done.status == "paused" else None
-        return RunResult(
-            done.session_id, done.status, done.text, done.reason, events, usage, pending
-        )
+        return collect_result([event async for event in stream], self.store)
 
 
 def _last_text(run: RunState) -> str:

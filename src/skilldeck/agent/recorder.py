@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from skilldeck.agent.context import ContextManager, History
-from skilldeck.agent.events import DoneEvent, Event, TextDeltaEvent, ToolResultEvent
+from skilldeck.agent.events import DoneEvent, Event, TextDeltaEvent, ToolResultEvent, UsageEvent
 from skilldeck.agent.loopguard import LoopGuard, Repeat
 from skilldeck.agent.pending import Pending
 from skilldeck.agent.store import SessionStore, TurnWrite
@@ -188,6 +188,18 @@ class Recorder:
         run.turn_usage = None
         with contextlib.suppress(SessionError):
             self.commit(run, [], status=status)
+
+
+def collect_result(events: list[Event], store: SessionStore) -> RunResult:
+    """A finished run's result from its events (the last top-level ``done`` event); a
+    paused run's pending turn comes from the store."""
+    done = next(e for e in reversed(events) if isinstance(e, DoneEvent) and not e.is_sub_agent)
+    usage = Usage()
+    for e in events:
+        if isinstance(e, UsageEvent) and not e.is_sub_agent:
+            usage = usage + e.usage
+    pending = store.get(done.session_id).pending if done.status == "paused" else None
+    return RunResult(done.session_id, done.status, done.text, done.reason, events, usage, pending)
 
 
 def owner() -> dict[str, Any]:
