@@ -66,7 +66,8 @@ class StagedSkill:
     skill: Skill
     manifest: bytes | None = None
     signature: bytes | None = None
-    #: key id of the signature verified against ``InstallOptions.verify_key``
+    #: key id of the signature verified against ``InstallOptions.verify_key``; a check
+    #: that verifies a signature itself sets it (it is recorded in the lock)
     signed_by: str | None = None
     #: messages shown with the install's result; a check may append
     warnings: list[str] = field(default_factory=list)

@@ -257,6 +257,7 @@ def install(
         _check_manifest_name(staged, entry.name)
         for check in hooks.STAGED_CHECKS if checks is None else checks:
             check(ready, options)
+        entry.signed_by = signed_by = ready.signed_by  # a check may have verified one
         backup = commit_and_record(staged, entry, root, settings=settings, scope=scope, force=force)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

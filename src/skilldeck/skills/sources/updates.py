@@ -12,6 +12,8 @@ What "out of date" means per source kind, from the lock entry's origin:
 replaces through the one install flow (atomic rename, previous copy kept under
 ``backups/``). A skill whose files no longer match the lock (edited after install)
 is refused unless ``force``: an update must never silently lose the user's edits.
+A skill whose signature was verified at install is updated only to a package signed
+by the same key (the key id in the lock).
 A *pinned* skill (:func:`pin`) keeps its ref; if a pinned tag now names another
 commit — a moved tag, a classic supply-chain trick — ``check`` says ``moved`` and
 ``update`` refuses it unless ``force``.
@@ -29,6 +31,8 @@ import httpx2
 
 from skilldeck.config import Settings
 from skilldeck.errors import LocallyModifiedError, PackageError, SkilldeckError, SourceError
+from skilldeck.skills.packaging import hooks
+from skilldeck.skills.packaging.hooks import InstallOptions, StagedCheck, StagedSkill
 from skilldeck.skills.packaging.lockfile import (
     LockEntry,
     Origin,
@@ -39,6 +43,7 @@ from skilldeck.skills.packaging.lockfile import (
     verify,
 )
 from skilldeck.skills.packaging.package import InstalledSkill, install
+from skilldeck.skills.packaging.signing import check_embedded
 from skilldeck.skills.packaging.unpack import extract_archive
 from skilldeck.skills.sources.gitsource import remote_commit
 from skilldeck.skills.sources.httpsource import open_client
@@ -272,4 +277,28 @@ def _replace(
             force=True,
             settings=settings,
             origin=replace(origin, ref=ref, pinned=pinned),
+            checks=(*hooks.STAGED_CHECKS, *_signer_kept(entry.signed_by)),
         )
+
+
+def _signer_kept(expected: str | None) -> tuple[StagedCheck, ...]:
+    """An update of a skill whose signature was verified at install must be signed by
+    the same key (the key the lock recorded): an update must not drop verification."""
+    if expected is None:
+        return ()
+
+    def same_signer(staged: StagedSkill, options: InstallOptions) -> None:
+        if staged.manifest is None or staged.signature is None:
+            raise PackageError(
+                f"{staged.skill.name!r} was installed with a signature verified by key "
+                f"{expected}, but the update is not signed; refused."
+            )
+        signer = check_embedded(staged.manifest, staged.signature)
+        if signer != expected:
+            raise PackageError(
+                f"{staged.skill.name!r} was installed signed by key {expected}; the update "
+                f"is signed by key {signer}; refused (reinstall with --verify to change keys)."
+            )
+        staged.signed_by = signer
+
+    return (same_signer,)

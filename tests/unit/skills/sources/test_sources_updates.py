@@ -9,6 +9,7 @@ import pytest
 
 from skilldeck.config import Settings
 from skilldeck.errors import LocallyModifiedError, PackageError, SourceError
+from skilldeck.skills.packaging import keygen, pack
 from skilldeck.skills.packaging.lockfile import lock_path, skills_root
 from skilldeck.skills.sources import check_updates, install_from, pin, update
 from source_fixtures import GitRepo, git_repo, serve, write_index, write_skill
@@ -192,3 +193,30 @@ def test_url_skills_update_on_new_content(tmp_path: Path, settings: Settings) ->
         assert states(settings) == {"fromurl": "outdated"}
         assert update(settings, names=["fromurl"])[0].outcome == "updated"
     assert "Revision v2." in body(settings, "fromurl")
+
+
+def test_a_verified_skill_updates_only_to_the_same_signer(
+    tmp_path: Path, settings: Settings
+) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    folder = write_skill(tmp_path / "src" / "signed", "signed")
+    private, public = keygen(tmp_path / "keys" / "author")
+    other, _ = keygen(tmp_path / "keys" / "intruder")
+    pack(folder, output=site / "signed.skill", sign_key=private)
+    with serve(site) as base:
+        [first] = install_from(f"{base}/signed.skill", settings=settings, verify_key=public)
+        assert first.signed_by is not None
+        write_skill(folder, "signed", "v2")
+        pack(folder, output=site / "signed.skill", sign_key=private)
+        assert update(settings, names=["signed"])[0].outcome == "updated"
+        assert lock(settings, "signed")["signed_by"] == first.signed_by
+
+        write_skill(folder, "signed", "v3")
+        pack(folder, output=site / "signed.skill", sign_key=other)
+        [by_other] = update(settings, names=["signed"])
+        assert by_other.outcome == "refused" and "signed by key" in by_other.message
+        pack(folder, output=site / "signed.skill")
+        [unsigned] = update(settings, names=["signed"])
+        assert unsigned.outcome == "refused" and "not signed" in unsigned.message
+    assert "Revision v2." in body(settings, "signed")
