@@ -8,12 +8,16 @@ appended here once, with the next sequence number of the session; a subscriber a
 for everything after the last number it saw and then waits for more. Nothing is
 copied per subscriber, so a slow subscriber never slows the run.
 
-Sequence numbers are per session and only grow. History read from the store takes
-the numbers ``0..n-1`` (the stored events' own order); live events continue from
-there. Text deltas are live only (the store keeps the whole ``text`` event instead):
-once a run has ended and every subscriber following it has received them, its deltas
-are dropped from the log, so a later subscriber sees the ``text`` events; their
-numbers are simply never reused.
+Sequence numbers are per session, only grow, and are derived from the store: the
+event stored at position ``i`` of the session's ``events`` table is number
+``(i + 1) * STRIDE``, whether it was read from the store or seen live (a live event is
+stored in the order it is yielded). Text deltas, which are live only (the store keeps
+the whole ``text`` event instead), take the numbers just after the event they follow.
+So the numbers a page saw stay valid when the log is rebuilt from the store — after
+the service dropped an idle session's log, after a restart, in another process.
+Once a run has ended and every subscriber following it has received them, its deltas
+leave the log, so a later subscriber sees the ``text`` events; their numbers are
+never reused.
 """
 
 from __future__ import annotations
@@ -28,7 +32,10 @@ import anyio
 
 from skilldeck.agent.events import DoneEvent, Event, TextDeltaEvent
 
-__all__ = ["EventLog", "SessionEvent", "ends_run"]
+__all__ = ["STRIDE", "EventLog", "SessionEvent", "ends_run"]
+
+#: numbers between two stored events, for the text deltas streamed between them
+STRIDE = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -58,9 +65,10 @@ class EventLog:
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
         self._entries: list[SessionEvent] = []
-        self._next_seq = 0
-        #: how many of the store's events of this session the log holds
-        self.stored = 0
+        #: how many stored events the log has numbered (live ones included: they are
+        #: stored in this order); deltas since the last one
+        self._index = 0
+        self._deltas = 0
         #: a run of this session is going on in this process
         self.active = False
         self._changed = anyio.Event()
@@ -74,20 +82,37 @@ class EventLog:
         self._pruned_upto = -1
 
     @property
+    def stored(self) -> int:
+        """How many of the session's stored events the log accounts for."""
+        return self._index
+
+    @property
     def last_seq(self) -> int:
         """The number of the newest event (-1: none yet)."""
-        return self._next_seq - 1
+        return self._entries[-1].seq if self._entries else self._index * STRIDE - 1
 
     def add_stored(self, events: Sequence[Event]) -> None:
         """Append events read from the store (history another process, or an earlier
-        run, wrote); they count toward :attr:`stored`."""
+        run, wrote), in the store's order."""
         for event in events:
-            self._append(event)
-        self.stored += len(events)
+            self.append(event)
 
     def append(self, event: Event) -> SessionEvent:
-        """Append one live event and wake the subscribers."""
-        return self._append(event)
+        """Append one event and wake the subscribers: a text delta takes the number
+        after the previous one; any other event is the session's next stored event."""
+        if isinstance(event, TextDeltaEvent):
+            self._deltas = min(self._deltas + 1, STRIDE - 2)
+            seq = self._index * STRIDE + self._deltas
+        else:
+            self._index += 1
+            self._deltas = 0
+            seq = self._index * STRIDE
+        return self._add(SessionEvent(seq, self.session_id, event))
+
+    def append_unstored(self, event: Event) -> SessionEvent:
+        """Append an event the store does not hold (the ``done`` of a run whose end
+        could not be recorded): numbered after everything, before the next stored one."""
+        return self._add(SessionEvent(self._index * STRIDE + STRIDE - 1, self.session_id, event))
 
     def begin_run(self) -> None:
         self.active = True
@@ -98,7 +123,7 @@ class EventLog:
         subscribers that follow one run finish. ``stored_now``: the store's event
         count for the session after the run."""
         self._ended_upto = self.last_seq
-        self.stored = stored_now
+        self._index, self._deltas = stored_now, 0
         self.active = False
         self._prune()
         self._notify()
@@ -148,9 +173,12 @@ class EventLog:
         ]
         self._pruned_upto = limit
 
-    def _append(self, event: Event) -> SessionEvent:
-        entry = SessionEvent(self._next_seq, self.session_id, event)
-        self._next_seq += 1
+    def idle(self) -> bool:
+        """No run going on and no subscriber following: the log can be dropped (it is
+        rebuilt from the store with the same numbers)."""
+        return not self.active and not self._cursors
+
+    def _add(self, entry: SessionEvent) -> SessionEvent:
         self._entries.append(entry)
         self._notify()
         return entry

@@ -94,6 +94,10 @@ class Replies:
         asked = [q for q in questions if isinstance(q, dict)] if isinstance(questions, list) else []
         self.answers[call_id] = answer_text(answer, asked)
 
+    def started(self) -> bool:
+        """Some replies are in (the turn may wait for more)."""
+        return bool(self.decisions or self.answers)
+
     def complete(self, pending: Pending) -> bool:
         """Every waiting call has its reply."""
         return all(cid in self.decisions or cid in self.answers for cid in pending.waiting)

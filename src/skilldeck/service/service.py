@@ -29,6 +29,8 @@ What it guarantees (``docs/service.md``):
 from __future__ import annotations
 
 import contextlib
+import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,8 +74,13 @@ from skilldeck.skills.registry import SkillRegistry
 
 __all__ = ["SessionService"]
 
+log = logging.getLogger(__name__)
+
 #: seconds between two refreshes of the leases of the sessions running here
 HEARTBEAT_SECONDS = 15.0
+#: seconds after which the log of a session nobody runs or follows leaves memory
+#: (rebuilt from the store, with the same numbers, when next asked for)
+IDLE_SECONDS = 60.0
 #: opens the event stream of one run on its agent
 StreamOpener = Callable[[Agent], AsyncIterator[Event]]
 
@@ -89,6 +96,8 @@ class _Live:
     scope: anyio.CancelScope | None = None
     agent: Agent | None = None
     finished: anyio.Event = field(default_factory=anyio.Event)
+    #: when the service last used it (idle logs are dropped after a while)
+    touched: float = field(default_factory=time.monotonic)
 
 
 class SessionService:
@@ -304,6 +313,15 @@ class SessionService:
                 busy = [sid for sid, live in self._live.items() if live.busy]
                 with contextlib.suppress(SessionError):
                     self.store.renew_leases(busy)
+                self._forget_idle(time.monotonic() - IDLE_SECONDS)
+
+    def _forget_idle(self, before: float) -> None:
+        """Drop the logs of sessions not running, not followed, not waiting for more
+        replies and not used since ``before``."""
+        for sid, live in list(self._live.items()):
+            quiet = not live.busy and live.log.idle() and not live.replies.started()
+            if quiet and live.touched < before:
+                del self._live[sid]
 
     def _summary(self, record: SessionRecord) -> SessionSummary:
         live = self._live.get(record.id)
@@ -316,6 +334,7 @@ class SessionService:
         live = self._live.get(sid)
         if live is None:
             live = self._live[sid] = _Live(EventLog(sid))
+        live.touched = time.monotonic()
         if not live.busy:
             newer = self.store.events(sid)[live.log.stored :]
             if newer:
@@ -381,7 +400,7 @@ class SessionService:
     async def _begin(self, record: SessionRecord, live: _Live, opener: StreamOpener) -> None:
         """Build the stored session's agent and start a run on it; returns once the run
         has produced its first event (errors before that are raised here)."""
-        live.busy = True
+        live.busy, live.finished = True, anyio.Event()
         store = SessionStore(self.settings.sessions_db)
         try:
             agent = stored_session_agent(
@@ -450,7 +469,7 @@ class SessionService:
         """Log the run's events until it ends; then catch up with what the store
         recorded that the stream did not yield (a cancelled run's ``done``)."""
         before, logged = live.log.stored, 0
-        live.agent, live.finished = agent, anyio.Event()
+        live.agent = agent
         live.log.begin_run()
         cancelled = False
         try:
@@ -463,10 +482,8 @@ class SessionService:
                     live.log.append(event)
                     logged += not isinstance(event, TextDeltaEvent)
             cancelled = scope.cancelled_caught
-        except Exception as e:  # a bug below: the loop recorded ``error``; keep serving
-            live.log.append(
-                DoneEvent(session_id=live.log.session_id, status="error", reason=repr(e))
-            )
+        except Exception:  # a bug below: the loop recorded ``error``; keep serving
+            log.exception("session %s: the run failed", live.log.session_id)
         finally:
             live.scope = None
             with anyio.CancelScope(shield=True):
@@ -482,11 +499,13 @@ class SessionService:
             live.log.append(event)
         last = live.log.history(live.log.last_seq - 1)
         if not last or not ends_run(last[-1].event):  # the run's end was not recorded
-            live.log.append(DoneEvent(session_id=sid, status=self.store.get(sid).status))
+            status = self.store.get(sid).status
+            live.log.append_unstored(DoneEvent(session_id=sid, status=status))
         live.log.end_run(before + len(recorded))
         live.busy, live.agent = False, None
         live.replies = Replies()
         live.finished.set()
+        live.touched = time.monotonic()
 
 
 async def _aclose(stream: AsyncIterator[Event]) -> None:
