@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck.skills.scanning import scan_skill, skill_files
-from skilldeck.skills.scanning.scanner import read_text, skill_folders
+from skilldeck.skills.scanning.files import read_text, skill_folders
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"

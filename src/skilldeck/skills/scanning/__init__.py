@@ -20,15 +20,10 @@ from typing import TYPE_CHECKING, Any
 from skilldeck._moved import load_attribute
 
 if TYPE_CHECKING:
+    from skilldeck.skills.scanning.files import skill_files
     from skilldeck.skills.scanning.findings import Finding, ScanReport
     from skilldeck.skills.scanning.rules import RULES, Rule, Severity, describe
-    from skilldeck.skills.scanning.scanner import (
-        scan_file,
-        scan_paths,
-        scan_skill,
-        scan_text,
-        skill_files,
-    )
+    from skilldeck.skills.scanning.scanner import scan_file, scan_paths, scan_skill, scan_text
     from skilldeck.skills.scanning.verdicts import (
         QUARANTINE_PREFIX,
         TRUSTED_MARKER,
@@ -49,7 +44,7 @@ _HOME: dict[str, str] = {
     "scan_paths": "scanner",
     "scan_skill": "scanner",
     "scan_text": "scanner",
-    "skill_files": "scanner",
+    "skill_files": "files",
     "QUARANTINE_PREFIX": "verdicts",
     "TRUSTED_MARKER": "verdicts",
     "apply_quarantine": "verdicts",

@@ -13,34 +13,19 @@ Scanning reads files but never runs or imports anything.
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from skilldeck._safefs import open_regular, walk
 from skilldeck.errors import ResourceAccessError
 from skilldeck.skills.scanning.detectors import LineOf, detect, visible
+from skilldeck.skills.scanning.files import read_text, skill_files, skill_folders
 from skilldeck.skills.scanning.findings import Finding, ScanReport
 from skilldeck.skills.scanning.rules import RULES, Rule
 
-__all__ = [
-    "MAX_FILES",
-    "MAX_FILE_BYTES",
-    "scan_file",
-    "scan_paths",
-    "scan_skill",
-    "scan_text",
-    "skill_files",
-]
+__all__ = ["scan_file", "scan_paths", "scan_skill", "scan_text"]
 
-MAX_FILES = 2000
-MAX_FILE_BYTES = 2 * 1024 * 1024
 #: the same finding at most this many times per file (a minified blob would repeat)
 _PER_FILE_CAP = 20
-_SKIP_DIRS = frozenset(
-    {"node_modules", ".git", "__pycache__", ".venv", "venv", "__MACOSX", ".mypy_cache"}
-)
 
 
 def scan_text(text: str, rel: str) -> list[Finding]:
@@ -118,49 +103,6 @@ def _capped(found: list[Finding]) -> list[Finding]:
     return kept
 
 
-def skill_files(folder: Path, skipped: list[str] | None = None) -> Iterator[tuple[str, Path]]:
-    """``(relative posix path, path)`` of every regular file the scanner reads, sorted."""
-    base = os.fspath(folder)
-    count = 0
-    for here, dirnames, filenames in walk(base, max_depth=32):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        for name in sorted(filenames):
-            full = os.path.join(here, name)
-            rel = os.path.relpath(full, base).replace(os.sep, "/")
-            try:
-                mode = os.lstat(full).st_mode
-            except OSError:
-                continue
-            if not stat.S_ISREG(mode):
-                if skipped is not None and stat.S_ISLNK(mode):
-                    skipped.append(f"{rel}: a symlink, not followed")
-                continue
-            count += 1
-            if count > MAX_FILES:
-                if skipped is not None:
-                    skipped.append(f"more than {MAX_FILES} files; the rest were not scanned")
-                return
-            yield rel, Path(full)
-
-
-def read_text(path: Path, rel: str, skipped: list[str] | None = None) -> str | None:
-    """The file's text (first :data:`MAX_FILE_BYTES`), or None for binary/unreadable."""
-    try:
-        with open_regular(path) as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
-    except (OSError, ResourceAccessError) as e:
-        if skipped is not None:
-            skipped.append(f"{rel}: unreadable ({getattr(e, 'strerror', None) or e})")
-        return None
-    if b"\0" in data[:8192]:
-        return None
-    if len(data) > MAX_FILE_BYTES:
-        data = data[:MAX_FILE_BYTES]
-        if skipped is not None:
-            skipped.append(f"{rel}: only the first {MAX_FILE_BYTES // 1024 // 1024} MiB scanned")
-    return data.decode("utf-8", errors="replace")
-
-
 def scan_skill(folder: Path) -> ScanReport:
     """Scan every text file of the skill (or any folder) at ``folder``."""
     folder = Path(folder)
@@ -184,19 +126,6 @@ def scan_file(path: Path) -> ScanReport:
         report.files_scanned = 1
         report.findings = sorted(scan_text(text, path.name), key=Finding.sort_key)
     return report
-
-
-def skill_folders(top: Path) -> list[Path]:
-    """The topmost folders holding a SKILL.md under ``top`` (``top`` itself if it is one)."""
-    if (top / "SKILL.md").is_file():
-        return [top]
-    found: list[Path] = []
-    for here, dirnames, filenames in walk(top, max_depth=12):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        if "SKILL.md" in filenames:
-            found.append(Path(here))
-            dirnames[:] = []  # nested skills belong to their parent's scan
-    return sorted(found)
 
 
 def scan_paths(paths: Sequence[Path]) -> list[ScanReport]:

@@ -25,6 +25,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
+import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -33,6 +35,7 @@ from skilldeck._atomic import atomic_write_text
 from skilldeck.errors import RiskyContentError
 from skilldeck.skills import scanning as _scanning
 from skilldeck.skills.model.skill import Skill, SkillSource
+from skilldeck.skills.scanning.files import SKIP_DIRS, skill_files
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
@@ -53,6 +56,9 @@ _CACHE_NAME = "scan-verdicts.json"
 _CACHE_FORMAT = 1
 #: verdicts by folder, in this process: {folder: (stat signature, reason or "")}
 _MEMO: dict[str, tuple[str, str]] = {}
+#: verdicts by Skill object: a registry re-resolving the same discovery (register,
+#: enable…) walks nothing; a new discovery makes new objects, checked by stat again
+_BY_SKILL: weakref.WeakKeyDictionary[Skill, str] = weakref.WeakKeyDictionary()
 _ALWAYS_TRUSTED = frozenset({SkillSource.REGISTERED, SkillSource.ROOT, SkillSource.BUNDLED})
 
 
@@ -116,16 +122,21 @@ def apply_quarantine(scans: Sequence[_ScanLike], settings: Settings) -> None:
     untrusted = [s for s in scans if not root_is_trusted(s.root.path, s.root.source, settings)]
     if not untrusted or not any(scan.skills for scan in untrusted):
         return
-    cache = _VerdictCache(settings.cache_dir)
+    cache: _VerdictCache | None = None
     for scan in untrusted:
         for skill in scan.skills:
-            reason = quarantine_reason(skill.folder, cache)
+            known = _BY_SKILL.get(skill)
+            if known is None:
+                cache = cache if cache is not None else _VerdictCache(settings.cache_dir)
+                known = _BY_SKILL[skill] = quarantine_reason(skill.folder, cache) or ""
+            reason = known or None
             current = skill.unavailable_reason
             if reason is not None and (current is None or current.startswith(QUARANTINE_PREFIX)):
                 skill.unavailable_reason = reason
             elif reason is None and current is not None and current.startswith(QUARANTINE_PREFIX):
                 skill.unavailable_reason = None
-    cache.save()
+    if cache is not None:
+        cache.save()
 
 
 def quarantine_reason(folder: Path, cache: _VerdictCache | None = None) -> str | None:
@@ -151,17 +162,31 @@ def quarantine_reason(folder: Path, cache: _VerdictCache | None = None) -> str |
 
 
 def _files(folder: Path) -> Iterable[tuple[str, Path]]:
-    return _scanning.skill_files(folder)
+    return skill_files(folder)
 
 
 def _stat_signature(folder: Path) -> str:
+    """Names, sizes, mtimes and inodes of the files the scanner reads: one
+    ``scandir`` per folder and one ``lstat`` per entry, nothing opened."""
     h = hashlib.sha256()
-    for rel, path in _files(folder):
+    pending = [os.fspath(folder)]
+    while pending:
+        here = pending.pop()
         try:
-            st = os.lstat(path)
+            with os.scandir(here) as it:
+                entries = sorted(it, key=lambda e: e.name)
         except OSError:
             continue
-        h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\n".encode())
+        for entry in entries:
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                if entry.name not in SKIP_DIRS:
+                    pending.append(entry.path)
+            elif stat.S_ISREG(st.st_mode):
+                h.update(f"{entry.path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\n".encode())
     return h.hexdigest()[:32]
 
 
