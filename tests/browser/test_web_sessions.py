@@ -160,3 +160,29 @@ def test_a_missing_or_wrong_token_is_refused(
         assert page.inner_text("#model").startswith("scripted:")
         sessions = json.loads(page.evaluate("fetch('api/sessions').then(r => r.text())"))
         assert sessions == {"sessions": []}
+
+
+def test_a_reload_reattaches_to_the_running_session_and_stop_cancels_it(
+    browser: Any, tmp_path: Path, work: Path, page_errors: list[str]
+) -> None:
+    lines = [
+        {"text": "Taking my time.", "tool_calls": [call("b1", "Bash", command="sleep 60")]},
+        {"text": "never reached"},
+    ]
+    script = write_flow(tmp_path / "slow.jsonl", lines)
+    options = {"model": f"scripted:{script}", "cwd": work, "permission_mode": "bypassPermissions"}
+    with live_server(create_app(service_options=options)) as url:
+        page = ready(browser, url, page_errors)
+        page.fill("#input", "be slow")
+        page.press("#input", "Enter")
+        page.wait_for_selector(".card.tool[data-tool-call-id='b1'] .badge.running")
+        page.reload()  # the address keeps the session: the page re-attaches to it
+        page.wait_for_selector(".card.tool[data-tool-call-id='b1'] .badge.running")
+        assert page.locator(".msg.user .bubble", has_text="be slow").count() == 1
+        assert page.is_visible("#stop")
+        page.click("#stop")
+        page.wait_for_selector("#status-chip.cancelled")
+        assert page.locator(".notice", has_text="Stopped").count() == 1
+        assert page.inner_text(".card.tool[data-tool-call-id='b1'] .badge") == "stopped"
+        assert page.is_visible("#send")
+    assert page_errors == []

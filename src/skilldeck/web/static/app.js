@@ -377,7 +377,14 @@ function custom(ev) {
 function runFinished(ev) {
   clearThinking();
   const outcome = ev.outcome || { type: "success" };
-  if (outcome.type === "cancelled") { notice("Stopped."); setStatus("cancelled"); return; }
+  if (outcome.type === "cancelled") {
+    for (const c of state.tools.values()) {
+      if (c.badge.classList.contains("running")) { c.badge.className = "badge error"; c.badge.textContent = "stopped"; }
+    }
+    notice("Stopped.");
+    setStatus("cancelled");
+    return;
+  }
   if (outcome.type !== "interrupt") return;
   setStatus("paused");
   state.interrupts = outcome.interrupts || [];
