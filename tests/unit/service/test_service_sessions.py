@@ -294,3 +294,39 @@ async def test_event_numbers_survive_a_forgotten_log_and_a_new_service(
         again = [(i.seq, i.event.type) async for i in restarted.subscribe(sid)]
     assert kept == rebuilt == again
     assert set(kept) <= set(live)
+
+
+async def test_a_sub_agent_streams_into_its_parents_session_and_does_not_end_it(
+    tmp_path: Path, work: Path
+) -> None:
+    script = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {
+                "text": "Delegating.",
+                "tool_calls": [
+                    call(
+                        "t1",
+                        "Task",
+                        description="look around",
+                        prompt="child: list files",
+                        subagent_type="general-purpose",
+                    )
+                ],
+            },
+            {"for": "child: list files", "text": "child found nothing"},
+            {"text": "Parent done."},
+        ],
+    )
+    async with SessionService(model=f"scripted:{script}", cwd=work) as service:
+        sid = await service.start("delegate something")
+        events = [i.event async for i in service.subscribe(sid)]
+        assert await service.wait(sid) == "completed"
+        listed = service.list()
+    kinds = [(e.type, e.is_sub_agent) for e in events]
+    assert ("subagent_start", False) in kinds or ("subagent_start", True) in kinds
+    assert ("done", True) in kinds  # the child's end ...
+    assert kinds[-1] == ("done", False)  # ... did not end the parent's subscription
+    child_text = [e for e in events if e.type == "text" and e.is_sub_agent]
+    assert child_text and child_text[0].text == "child found nothing"  # type: ignore[union-attr]
+    assert [s.id for s in listed] == [sid]  # the child's own session is not listed
