@@ -49,6 +49,21 @@ _UNREACHABLE = (
 _SKILL_FILES = ("SKILL.md", "skill.md")
 
 
+#: before every git: no hooks; no detached gc or maintenance left writing into the
+#: temp repository while it is removed; no background commit-graph writes
+_BASE = (
+    "git",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "gc.auto=0",
+    "-c",
+    "maintenance.auto=false",
+    "-c",
+    "fetch.writeCommitGraph=false",
+)
+
+
 def _env() -> dict[str, str]:
     env = git_guard_env(os.environ)
     env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_ASKPASS="", SSH_ASKPASS="")
@@ -61,7 +76,7 @@ def _git(args: list[str], *, url: str, options: FetchOptions, cwd: Path | None =
     """Run ``git ARGS``; a failure becomes an error that names ``url``."""
     try:
         done = subprocess.run(
-            ["git", "-c", "core.hooksPath=/dev/null", *args],
+            [*_BASE, *args],
             cwd=cwd,
             env=_env(),
             capture_output=True,
@@ -157,37 +172,23 @@ class GitCheckout:
             )
         return sorted(found)
 
-    def read(self, path: str) -> bytes:
-        """One file's bytes at the commit (fetched alone when blobs were filtered)."""
-        try:
-            done = subprocess.run(
-                [
-                    "git",
-                    "-c",
-                    "core.hooksPath=/dev/null",
-                    "cat-file",
-                    "blob",
-                    f"{self.commit}:{path}",
-                ],
-                cwd=self.root,
-                env=_env(),
-                capture_output=True,
-                timeout=self.options.git_timeout,
-                stdin=subprocess.DEVNULL,
-                check=True,
-            )
-        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as e:
-            raise SourceUnreachableError(f"Cannot read {path} from {self.url}: {e}") from e
-        return done.stdout
+    def skill_files(self, folders: list[str]) -> Path:
+        """Check out only the ``SKILL.md`` of each folder (one batched blob fetch), to
+        read names and descriptions before choosing; returns the root."""
+        patterns = [f"/{f}/{name}" if f else f"/{name}" for f in folders for name in _SKILL_FILES]
+        self._sparse(patterns)
+        return self.root
 
     def checkout(self, folders: list[str]) -> Path:
         """Check out only ``folders`` (all of it when one is the top); returns the root."""
         self.options.reporter.step(f"checking out {len(folders)} skill folder(s)")
-        patterns = ["/*"] if "" in folders else [f"/{folder}/" for folder in folders]
+        self._sparse(["/*"] if "" in folders else [f"/{folder}/" for folder in folders])
+        return self.root
+
+    def _sparse(self, patterns: list[str]) -> None:
         run = {"url": self.url, "options": self.options, "cwd": self.root}
         _git(["sparse-checkout", "set", "--no-cone", *patterns], **run)  # type: ignore[arg-type]
         _git(["checkout", "-q", "--detach", self.commit], **run)  # type: ignore[arg-type]
-        return self.root
 
 
 def fetch_commit(url: str, ref: str | None, workdir: Path, options: FetchOptions) -> GitCheckout:

@@ -63,7 +63,7 @@ def install_from(
     spec = parse_source(str(source), github_url=options.github_url)
     installed: list[InstalledSkill] = []
     with (
-        tempfile.TemporaryDirectory(prefix="skilldeck-fetch-") as tmp,
+        tempfile.TemporaryDirectory(prefix="skilldeck-fetch-", ignore_cleanup_errors=True) as tmp,
         open_client(options) as client,
     ):
         opened = open_source(spec, Path(tmp), options, client)
@@ -91,7 +91,7 @@ def list_source(
     options = fetch_options(settings, fetch)
     spec = parse_source(source, github_url=options.github_url)
     with (
-        tempfile.TemporaryDirectory(prefix="skilldeck-fetch-") as tmp,
+        tempfile.TemporaryDirectory(prefix="skilldeck-fetch-", ignore_cleanup_errors=True) as tmp,
         open_client(options) as client,
     ):
         return open_source(spec, Path(tmp), options, client).candidates()

@@ -11,6 +11,7 @@ done here: the paths go to the one install flow,
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -119,6 +120,16 @@ def _local_skills(root: Path) -> list[tuple[str, Path]]:
     return out
 
 
+def _plain_skill_md(folder: Path) -> Path | None:
+    """The folder's SKILL.md if it is a regular file (a checked-out symlink could point
+    anywhere on this machine: it is not read, install refuses it later)."""
+    for name in ("SKILL.md", "skill.md"):
+        path = folder / name
+        if path.is_file() and not path.is_symlink():
+            return path
+    return None
+
+
 @dataclass
 class _Git:
     spec: SourceSpec
@@ -128,20 +139,16 @@ class _Git:
 
     def candidates(self) -> list[Candidate]:
         if not self._found:
-            repo = urlsplit(self.spec.location).path.rstrip("/").rsplit("/", 1)[-1]
+            repo = re.split(r"[/:]", self.spec.location.rstrip("/"))[-1]
             fallback_top = repo.removesuffix(".git") or "skill"
-            for i, folder in enumerate(self.checkout.skill_folders(self.spec.subpath)):
-                md = save(self._skill_md(folder), self.workdir / "meta" / str(i) / "SKILL.md")
-                found = _describe(md, Path(folder).name or fallback_top)
+            folders = self.checkout.skill_folders(self.spec.subpath)
+            root = self.checkout.skill_files(folders)
+            for folder in folders:
+                fallback = Path(folder).name or fallback_top
+                md = _plain_skill_md(root / folder if folder else root)
+                found = _describe(md, fallback) if md else Candidate(fallback, "", "")
                 self._found.append(Candidate(found.name, found.description, folder))
         return self._found
-
-    def _skill_md(self, folder: str) -> bytes:
-        prefix = f"{folder}/" if folder else ""
-        try:
-            return self.checkout.read(f"{prefix}SKILL.md")
-        except SkilldeckError:
-            return self.checkout.read(f"{prefix}skill.md")
 
     def materialize(self, chosen: list[Candidate]) -> list[Materialized]:
         root = self.checkout.checkout([c.subpath for c in chosen])

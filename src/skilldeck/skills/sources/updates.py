@@ -153,7 +153,7 @@ def _available(entry: LockEntry, options: FetchOptions, client: httpx2.Client) -
             if listed.name == (entry.subpath or entry.name):
                 return listed.digest
         raise SourceError(f"{entry.source} no longer lists skill {entry.name!r}.")
-    with tempfile.TemporaryDirectory(prefix="skilldeck-check-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="skilldeck-check-", ignore_cleanup_errors=True) as tmp:
         spec = SourceSpec("url", entry.source)
         got = materialize_one(spec, None, Path(tmp), options, client)
         if got.path.is_dir():
@@ -163,7 +163,7 @@ def _available(entry: LockEntry, options: FetchOptions, client: httpx2.Client) -
 
 def _archive_digest(path: Path) -> str:
     """The content hash a ``.skill``/``.zip`` would install as (unpacked in a temp dir)."""
-    with tempfile.TemporaryDirectory(prefix="skilldeck-check-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="skilldeck-check-", ignore_cleanup_errors=True) as tmp:
         return tree_digest(extract_archive(path, Path(tmp)).files)
 
 
@@ -266,7 +266,7 @@ def _replace(
     spec = SourceSpec(entry.kind, entry.source, ref)
     subpath = None if entry.kind == "url" else (entry.subpath or "")
     with (
-        tempfile.TemporaryDirectory(prefix="skilldeck-update-") as tmp,
+        tempfile.TemporaryDirectory(prefix="skilldeck-update-", ignore_cleanup_errors=True) as tmp,
         open_client(options) as client,
     ):
         got = materialize_one(spec, subpath, Path(tmp), options, client)
