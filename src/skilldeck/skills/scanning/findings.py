@@ -71,8 +71,11 @@ class ScanReport:
         picked = self.high or self.findings
         codes = sorted({f.code for f in picked})
         first = min(picked, key=Finding.sort_key) if picked else None
-        where = f" ({first.file}:{first.line}: {first.message})" if first else ""
-        return f"{', '.join(codes)}{where}"
+        if first is None:
+            return "no findings"
+        what = first.message.partition(": ")[0]
+        more = f" (+{', '.join(c for c in codes if c != first.code)})" if len(codes) > 1 else ""
+        return f"{first.code} at {first.file}:{first.line} ({what}){more}"
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -53,7 +53,7 @@ __all__ = [
 TRUSTED_MARKER = ".skilldeck-trusted"
 QUARANTINE_PREFIX = "quarantined by the content scanner"
 _CACHE_NAME = "scan-verdicts.json"
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 #: verdicts by folder, in this process: {folder: (stat signature, reason or "")}
 _MEMO: dict[str, tuple[str, str]] = {}
 #: verdicts by Skill object: a registry re-resolving the same discovery (register,
@@ -154,6 +154,7 @@ def quarantine_reason(folder: Path, cache: _VerdictCache | None = None) -> str |
         if reason is None:
             report = _scanning.scan_skill(folder)
             reason = f"{QUARANTINE_PREFIX}: {report.summary()}" if report.high else ""
+            reason += "; see `skilldeck skills scan`" if reason else ""
             cache.by_digest[digest] = reason
         cache.by_path[key] = [signature, digest]
         cache.dirty = True
