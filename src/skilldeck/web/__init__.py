@@ -1,7 +1,8 @@
 """``skilldeck web``: the agent in a browser, speaking AG-UI 1.0.
 
 A Starlette app (``create_app``) over the session service: ``POST /agui`` streams a
-run as AG-UI events (``agui``: the mapping from skilldeck's events), a no-build chat
+run as AG-UI events (``agui``: the mapping from skilldeck's events; ``interrupts``: a pause as
+interrupts, resume entries as replies), a no-build chat
 page under ``/`` (``static/``: vendored marked and DOMPurify, no CDN), small JSON
 endpoints for the page (sessions, skills, health), and a guard in front of all of it
 (``security``: loopback or a token, Host and Origin checks, CSP, size limits). The
@@ -18,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 from skilldeck._moved import load_attribute
 
 if TYPE_CHECKING:
-    from skilldeck.web.agui import AguiMapper, decision_from_resume, interrupts_for
+    from skilldeck.web.agui import AguiMapper
     from skilldeck.web.app import create_app
+    from skilldeck.web.interrupts import interrupts_for, replies_from_resume
     from skilldeck.web.security import Guard, GuardOptions, new_token
 
 _HOME: dict[str, str] = {
@@ -27,9 +29,9 @@ _HOME: dict[str, str] = {
     "Guard": "security",
     "GuardOptions": "security",
     "create_app": "app",
-    "decision_from_resume": "agui",
-    "interrupts_for": "agui",
+    "interrupts_for": "interrupts",
     "new_token": "security",
+    "replies_from_resume": "interrupts",
 }
 
 __all__ = [
@@ -37,9 +39,9 @@ __all__ = [
     "Guard",
     "GuardOptions",
     "create_app",
-    "decision_from_resume",
     "interrupts_for",
     "new_token",
+    "replies_from_resume",
 ]
 
 

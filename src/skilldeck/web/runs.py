@@ -35,7 +35,8 @@ from ag_ui.core import (
 from skilldeck.agent.events import DoneEvent
 from skilldeck.errors import SessionError, SessionNotFoundError, SkilldeckError
 from skilldeck.service import SessionService
-from skilldeck.web.agui import AguiMapper, replies_from_resume
+from skilldeck.web.agui import AguiMapper
+from skilldeck.web.interrupts import CallReply, replies_from_resume
 
 __all__ = ["RunRequestError", "ThreadAliases", "agui_events", "attach_events", "user_text"]
 
@@ -144,7 +145,7 @@ async def _begin(
     return known, detail.last_seq
 
 
-def _replies(run_input: RunAgentInput, pending: Sequence[Any]) -> tuple[list[Any], list[str]]:
+def _replies(run_input: RunAgentInput, pending: Sequence[Any]) -> tuple[list[CallReply], list[str]]:
     if not pending:
         raise RunRequestError("The session is not waiting for a reply: there is nothing to resume.")
     try:

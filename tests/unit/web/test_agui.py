@@ -26,10 +26,9 @@ from skilldeck.agent.events import (
     WarningEvent,
 )
 from skilldeck.llm.messages import Usage
-from skilldeck.web.agui import (
-    AguiMapper,
+from skilldeck.web.agui import AguiMapper
+from skilldeck.web.interrupts import (
     PendingCall,
-    decision_from_resume,
     interrupts_for,
     pending_calls_from_dict,
     replies_from_resume,
@@ -307,15 +306,6 @@ def test_resume_answers_keyed_by_question_pass_through() -> None:
 def test_resume_entry_for_an_unknown_interrupt_is_refused() -> None:
     with pytest.raises(ValueError, match="nope"):
         replies_from_resume([entry("nope", {})], PENDING)
-
-
-def test_one_decision_approves_only_when_every_permission_does() -> None:
-    both = [entry("p1", {"approve": True}), entry("p2", {"approve": True, "always": True})]
-    assert decision_from_resume(both, PENDING).approve is True
-    assert decision_from_resume(both, PENDING).always is True
-    mixed = [entry("p1", {"approve": True}), entry("p2", {"approve": False})]
-    assert decision_from_resume(mixed, PENDING).approve is False
-    assert decision_from_resume([entry("q1", "plain")], PENDING).answer == "plain"
 
 
 def test_interrupts_carry_a_response_schema() -> None:
