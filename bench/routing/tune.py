@@ -66,7 +66,12 @@ def _value(params: BM25FParams, key: str) -> float:
 
 
 def tune(
-    skills: Sequence[Skill], dev: Sequence[Query], *, corpus: Path, rounds: int = 2
+    skills: Sequence[Skill],
+    dev: Sequence[Query],
+    *,
+    corpus: Path,
+    rounds: int = 2,
+    min_gain: float = MIN_GAIN,
 ) -> dict[str, Any]:
     documents_by_cap: dict[int, list[dict[str, list[str]]]] = {}
 
@@ -93,7 +98,7 @@ def tune(
                     continue
                 candidate = _with(params, key, value)
                 score = objective(candidate)
-                if score > best + MIN_GAIN:
+                if score > best + min_gain:
                     best, params = score, candidate
                     steps.append({"round": round_no, "set": key, "to": value, "objective": score})
                     print(f"round {round_no}: {key} = {value} → {score:.4f}")
