@@ -158,3 +158,25 @@ def test_skills_deps_builds_offline_and_the_script_runs_with_it(
     assert row["status"] == "unavailable" and "failed to build" in row["reason"]
     refused = skilldeck("skills", "run", "broken", cwd=tmp_path)
     assert refused.returncode != 0 and "Traceback" not in refused.stderr
+
+
+def test_skills_install_builds_the_environment_before_first_use(
+    tmp_path: Path, skilldeck_home: Path
+) -> None:
+    found = wheels.write_wheel(tmp_path / "wheels", "tinydep").parent
+    source = tmp_path / "src"
+    dep_skill(source, "installed-dep", "tinydep==1.0\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    # uv reads its own settings from the environment: offline, from the wheel folder
+    offline = {"UV_OFFLINE": "1", "UV_NO_INDEX": "1", "UV_FIND_LINKS": str(found)}
+    folder = source / ".skilldeck" / "skills" / "installed-dep"
+    done = skilldeck("skills", "install", str(folder), cwd=work, env=offline)
+    assert done.returncode == 0, done.stderr
+    assert "built the Python environment of 'installed-dep'" in done.stdout + done.stderr
+    assert len(list((skilldeck_home / "envs").iterdir())) == 1
+    shown = skilldeck("skills", "deps", "installed-dep", "--json", cwd=work)
+    assert json.loads(shown.stdout)["status"] == "ready"
+    ran = skilldeck("skills", "run", "installed-dep", "--json", cwd=work)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["result"] == {"answer": 42}

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
         ENVS_RECORD,
         Environments,
         SkillEnvironment,
+        build_at_install,
         environment_key,
         read_requirements,
     )
@@ -123,6 +124,7 @@ _HOME: dict[str, str] = {
     "ENVS_RECORD": "environments",
     "Environments": "environments",
     "SkillEnvironment": "environments",
+    "build_at_install": "environments",
     "environment_key": "environments",
     "read_requirements": "environments",
     "apply_gating": "gating",
@@ -180,6 +182,7 @@ __all__ = [
     "active_credentials",
     "apply_gating",
     "argument_string",
+    "build_at_install",
     "check_secret_name",
     "compatibility_problem",
     "credential_env",

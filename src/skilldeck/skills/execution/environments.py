@@ -40,16 +40,18 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from skilldeck._atomic import atomic_write_text
 from skilldeck.errors import EnvironmentBuildError
+from skilldeck.settings.layers import skilldeck_home
 from skilldeck.skills.model.skill import Skill
 
 __all__ = [
     "ENVS_RECORD",
     "Environments",
     "SkillEnvironment",
+    "build_at_install",
     "environment_key",
     "read_requirements",
 ]
@@ -307,6 +309,16 @@ class Environments:
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
+    def prepare(self, skill: Skill, *, progress: Progress | None = None) -> SkillEnvironment | None:
+        """Build ``skill``'s environment without recording which folder it serves (an
+        install's staged copy is about to move; first use records the real one)."""
+        env = self.for_skill(skill)
+        if env is None or env.status == "ready":
+            return env
+        self._build(env, offline=False, find_links=(), say=progress or (lambda _m: None))
+        env.status = "ready"
+        return env
+
     @staticmethod
     def _publish(built: Path, final: Path) -> None:
         """Move a complete environment into place; a concurrent build of the same key
@@ -320,3 +332,32 @@ class Environments:
         except OSError:
             if not (final / "bin" / "python").exists():
                 raise
+
+
+class _Staged(Protocol):
+    """What :func:`build_at_install` reads of ``skills/packaging/hooks.StagedSkill``."""
+
+    skill: Skill
+    warnings: list[str]
+
+
+def build_at_install(staged: _Staged, options: object) -> None:
+    """A staged install check (``skills/packaging/hooks.py``): build the environment of
+    a skill with requirements at install time, so its first use does not wait. A
+    failure never refuses the install: it is a warning, and the skill stays
+    unavailable at use until ``skilldeck skills deps NAME --rebuild`` succeeds.
+    ``SKILLDECK_ENVS_AT_INSTALL=0`` leaves the build to first use (air-gapped
+    machines then build with ``skills deps NAME --offline --find-links DIR``)."""
+    if os.environ.get("SKILLDECK_ENVS_AT_INSTALL", "1") == "0":
+        return
+    name = staged.skill.name
+    try:
+        env = Environments(skilldeck_home()).prepare(staged.skill)
+    except EnvironmentBuildError as e:
+        staged.warnings.append(
+            f"the Python environment of {name!r} could not be built ({e}); the skill is "
+            f"unavailable until `skilldeck skills deps {name} --rebuild` succeeds"
+        )
+        return
+    if env is not None:
+        staged.warnings.append(f"built the Python environment of {name!r} ({env.key})")

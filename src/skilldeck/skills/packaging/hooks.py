@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skilldeck.skills.execution import build_at_install
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.packaging.lockfile import Origin, Scope
 from skilldeck.skills.packaging.skillpack import open_skillpack
@@ -79,6 +80,7 @@ StagedCheck = Callable[[StagedSkill, InstallOptions], None]
 Opener = Callable[[Path, InstallOptions, Path], Path]
 
 #: run in order on every staged skill before it is committed
-STAGED_CHECKS: tuple[StagedCheck, ...] = (install_check,)  # the content scanner
+#: (the content scanner; then a skill's own Python environment, built before first use)
+STAGED_CHECKS: tuple[StagedCheck, ...] = (install_check, build_at_install)
 #: lower-case file suffix (with the dot) → its opener
 OPENERS: Mapping[str, Opener] = {".skillpack": open_skillpack, ".age": open_skillpack}
