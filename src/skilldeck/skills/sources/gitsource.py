@@ -133,6 +133,8 @@ def remote_commit(url: str, ref: str | None, options: FetchOptions) -> str:
     for name in wanted:
         if name in refs:
             return refs[name]
+    if ref is None:
+        raise RefNotFoundError(f"{url} has no default branch (HEAD); name one with @REF.")
     raise RefNotFoundError(
         f"{url} has no tag or branch named {ref!r}; list them with `git ls-remote {url}`, "
         "or give a full commit sha."
