@@ -28,15 +28,13 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import keyring
-import keyring.backends.fail
-import keyring.errors
-from keyring.backend import KeyringBackend
+from typing import TYPE_CHECKING, Any
 
 from skilldeck._atomic import atomic_write_text
 from skilldeck.errors import SecretsError
+
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
 
 __all__ = [
     "KEYRING_SERVICE",
@@ -79,6 +77,12 @@ class SecretEntry:
         return {"name": self.name, "skill": self.skill, "backend": self.backend}
 
 
+def _keyring_errors() -> type[Exception]:
+    import keyring.errors  # lazy: see SecretStore._keyring
+
+    return keyring.errors.KeyringError
+
+
 def _key(name: str, skill: str | None) -> str:
     return f"{skill}/{name}" if skill else name
 
@@ -103,6 +107,10 @@ class SecretStore:
     def _keyring(self) -> KeyringBackend | None:
         if not self._use_keyring:
             return None
+        # lazy: keyring costs ~40-130 ms to import; gating and most commands never need it
+        import keyring
+        import keyring.backends.fail
+
         backend = self._given if self._given is not None else keyring.get_keyring()
         if isinstance(backend, keyring.backends.fail.Keyring):
             return None
@@ -146,7 +154,7 @@ class SecretStore:
         if backend is not None:
             try:
                 backend.set_password(KEYRING_SERVICE, key, value)
-            except keyring.errors.KeyringError as e:
+            except _keyring_errors() as e:
                 raise SecretsError(f"The keyring refused to store {name}: {e}") from e
         else:
             values = self._read_json("values.json")
@@ -165,7 +173,7 @@ class SecretStore:
                 return None
             try:
                 return backend.get_password(KEYRING_SERVICE, key)
-            except keyring.errors.KeyringError:
+            except _keyring_errors():
                 return None
         value = self._read_json("values.json").get(key)
         return value if isinstance(value, str) else None
@@ -190,7 +198,7 @@ class SecretStore:
             return False
         if entry.get("backend") == "keyring" and (backend := self._keyring()) is not None:
             # already gone from the keyring: forgetting the name is enough
-            with contextlib.suppress(keyring.errors.KeyringError):
+            with contextlib.suppress(_keyring_errors()):
                 backend.delete_password(KEYRING_SERVICE, key)
         values = self._read_json("values.json")
         if values.pop(key, None) is not None:
