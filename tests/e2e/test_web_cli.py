@@ -81,3 +81,13 @@ def test_bad_options_fail_with_one_line(tmp_path: Path) -> None:
     missing = skilldeck("web", "--cwd", str(tmp_path / "nowhere"), cwd=tmp_path)
     assert missing.returncode == 2 and "is not a folder" in missing.stderr
     assert "Traceback" not in proc.stderr + missing.stderr
+
+
+def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:
+    with web(cwd=tmp_path) as (url, _):
+        port = url.rsplit(":", 1)[1].strip("/")
+        taken = skilldeck("web", "--port", port, cwd=tmp_path)
+    assert taken.returncode == 1
+    assert taken.stderr.strip().splitlines() == [
+        f"error: Cannot listen on 127.0.0.1:{port}: Address already in use (try another --port)."
+    ]

@@ -8,7 +8,9 @@ URL printed once. Registered lazily through ``cli/main.py``'s ``_ROOT_COMMANDS``
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import socket
 import sys
 import webbrowser
 from pathlib import Path
@@ -101,46 +103,40 @@ def _serve(
     open_browser: bool,
     options: dict[str, Any],
 ) -> None:
-    extra_hosts = [] if host in ("0.0.0.0", "::", "") else [host]
-    if host in ("0.0.0.0", "::"):
-        extra_hosts = ["*"]
+    """Bind first (a port in use is one clear line), then serve until Ctrl+C."""
+    sock = _listen(host, port)
+    extra_hosts = ["*"] if host in ("0.0.0.0", "::") else [host]
     app = create_app(token=token, allowed_hosts=extra_hosts, service_options=options)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
+    url = login_url(host, int(sock.getsockname()[1]), token)
 
-    def announce() -> None:
-        bound = _bound_port(server) or port
-        url = login_url(host, bound, token)
-        note = " (a new token: keep this URL private)" if generated else ""
-        sys.stderr.write(f"skilldeck web: open {url}{note}\n")
-        sys.stderr.flush()
-        if open_browser:
-            webbrowser.open(url)
-
-    _run(server, announce)
-
-
-def _bound_port(server: Any) -> int | None:
-    for srv in getattr(server, "servers", []) or []:
-        for sock in getattr(srv, "sockets", []) or []:
-            return int(sock.getsockname()[1])
-    return None
-
-
-def _run(server: Any, announce: Any) -> None:
     async def main() -> None:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(server.serve)
+            tg.start_soon(functools.partial(server.serve, sockets=[sock]))
             while not server.started:
                 if server.should_exit:
                     return
                 await anyio.sleep(0.05)
-            announce()
+            note = " (a new token: keep this URL private)" if generated else ""
+            sys.stderr.write(f"skilldeck web: open {url}{note}\n")
+            sys.stderr.flush()
+            if open_browser:
+                webbrowser.open(url)
 
     with contextlib.suppress(KeyboardInterrupt):
-        try:
-            anyio.run(main)
-        except SystemExit:  # uvicorn exits when it cannot bind
-            server.started = False
-    if not server.started:
-        fail(f"Could not serve on {server.config.host}:{server.config.port} (is the port in use?).")
+        anyio.run(main)
+    sock.close()
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        fail(f"Cannot listen on {host}:{port}: {e.strerror or e} (try another --port).")
+    sock.set_inheritable(True)
+    return sock
