@@ -30,6 +30,10 @@ def test_git_shorthand_install_check_update_pin(tmp_path: Path) -> None:
     assert "alpha" in listed.stderr and "beta" in listed.stderr and "--skill" in listed.stderr
     assert "Traceback" not in listed.stderr
 
+    as_json = skilldeck("skills", "install", "acme/kit", "--json", cwd=ws, env=env)
+    assert as_json.returncode == 1
+    assert sorted(json.loads(as_json.stdout)["candidates"]) == ["alpha", "beta"]
+
     done = skilldeck("skills", "install", "acme/kit", "--skill", "alpha", cwd=ws, env=env)
     assert done.returncode == 0, done.stderr
     assert "Installed alpha" in done.stdout

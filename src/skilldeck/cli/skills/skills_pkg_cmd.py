@@ -26,6 +26,7 @@ from skilldeck.cli.common import (
     stdout_console,
 )
 from skilldeck.cli.workspace import settings_from_cli
+from skilldeck.errors import SkillChoiceError
 from skilldeck.skills.format import load_skill
 from skilldeck.skills.model.diagnostics import warnings_of
 from skilldeck.skills.packaging import installed, pack, uninstall, verify
@@ -191,7 +192,7 @@ def install_cmd(
 ) -> None:
     """Install skills from a folder, .skill, git, URL or skills index (see skills.lock)."""
     settings = settings_from_cli()
-    with cli_reporter() as reporter:
+    with _choices_as_json(as_json), cli_reporter() as reporter:
         results = install_from(
             source,
             settings=settings,
@@ -209,6 +210,18 @@ def install_cmd(
         return
     for result in results:
         _print_installed(result)
+
+
+@contextlib.contextmanager
+def _choices_as_json(as_json: bool) -> Iterator[None]:
+    """With --json, "several skills, choose" is a JSON listing (and exit 1), not a line."""
+    try:
+        yield
+    except SkillChoiceError as e:
+        if not as_json:
+            raise
+        print_json({"error": str(e).splitlines()[0], "candidates": e.candidates})
+        raise typer.Exit(1) from None
 
 
 def _print_installed(result: InstalledSkill) -> None:
