@@ -13,6 +13,7 @@ Scanning reads files but never runs or imports anything.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -26,11 +27,38 @@ __all__ = ["scan_file", "scan_paths", "scan_skill", "scan_text"]
 
 #: the same finding at most this many times per file (a minified blob would repeat)
 _PER_FILE_CAP = 20
+#: shell quoting that splits a word without changing it (``c''url``, ``w\\get``,
+#: ``s""h``); removed before the rules run a second time. Never a newline, so the
+#: line numbers of the squashed text are those of the file.
+_SHELL_QUOTING = re.compile(r"(?<=\w)(?:''|\"\"|\\)(?=[a-z])")
 
 
 def scan_text(text: str, rel: str) -> list[Finding]:
     """The findings for one file's text; ``rel`` is its path inside the skill."""
 
+    found = _rule_findings(text, rel)
+    if _SHELL_QUOTING.search(text):  # c''url, w\get, s""h: what the shell would run
+        seen = {(f.code, f.line) for f in found}
+        found += [f for f in _rule_findings(_squashed(text), rel) if (f.code, f.line) not in seen]
+
+    def line_of(offset: int) -> int:
+        return text.count("\n", 0, offset) + 1
+
+    found.extend(detect(rel, text, line_of, found))
+    return _capped(found)
+
+
+def _squashed(text: str) -> str:
+    """Only the lines that hold split words, with the quoting removed; every other
+    line left empty, so line numbers stay those of the file and the rules' second
+    pass reads little."""
+    lines = text.split("\n")
+    return "\n".join(
+        _SHELL_QUOTING.sub("", line) if _SHELL_QUOTING.search(line) else "" for line in lines
+    )
+
+
+def _rule_findings(text: str, rel: str) -> list[Finding]:
     def line_of(offset: int) -> int:
         return text.count("\n", 0, offset) + 1
 
@@ -41,8 +69,7 @@ def scan_text(text: str, rel: str) -> list[Finding]:
             found.extend(_apply(rule, text, rel, line_of, [(0, len(text))]))
         elif spans := _needle_lines(lowered, rule.needles, rule.lines_after):
             found.extend(_apply(rule, text, rel, line_of, spans))
-    found.extend(detect(rel, text, line_of, found))
-    return _capped(found)
+    return found
 
 
 def _needle_lines(
