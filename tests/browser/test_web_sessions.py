@@ -186,3 +186,53 @@ def test_a_reload_reattaches_to_the_running_session_and_stop_cancels_it(
         assert page.inner_text(".card.tool[data-tool-call-id='b1'] .badge") == "stopped"
         assert page.is_visible("#send")
     assert page_errors == []
+
+
+def test_always_allow_and_a_multiselect_question_with_free_text(
+    browser: Any, tmp_path: Path, work: Path, page_errors: list[str]
+) -> None:
+    def options(*labels: str) -> list[dict[str, str]]:
+        return [{"label": label, "description": f"the {label.lower()}"} for label in labels]
+
+    questions = [
+        {
+            "question": "Which parts?",
+            "header": "Parts",
+            "multiSelect": True,
+            "options": options("Intro", "Body", "Outro"),
+        },
+        {"question": "Any title?", "header": "Title", "options": options("None", "Default")},
+    ]
+    lines = [
+        {"tool_calls": [call("w1", "Write", file_path="a.txt", content="a")]},
+        {
+            "tool_calls": [
+                call("w2", "Write", file_path="b.txt", content="b"),
+                call("q1", "AskUserQuestion", questions=questions),
+            ]
+        },
+        {"text": "All set."},
+    ]
+    script = write_flow(tmp_path / "always.jsonl", lines)
+    app = create_app(service_options={"model": f"scripted:{script}", "cwd": work})
+    with live_server(app) as url:
+        page = ready(browser, url, page_errors)
+        page.fill("#input", "write two files")
+        page.press("#input", "Enter")
+        page.wait_for_selector("dialog#permission[open]")
+        page.click("#perm-always")
+        card = page.locator(".card.question")
+        card.wait_for()
+        assert not page.is_visible("dialog#permission")  # b.txt needed no second approval
+        card.locator("button.option", has_text="Intro").click()
+        card.locator("button.option", has_text="Outro").click()
+        card.locator(".q", has_text="Which parts?").locator("button.primary").click()
+        title = card.locator(".q", has_text="Any title?").locator("input")
+        title.fill("Release 1.0")
+        title.press("Enter")
+        page.wait_for_selector("#status-chip.completed")
+        answer = page.text_content(".card.tool[data-tool-call-id='q1'] pre.result") or ""
+    assert (work / "a.txt").exists() and (work / "b.txt").exists()
+    assert '"Which parts?"="Intro, Outro"' in answer
+    assert '"Any title?"="Release 1.0"' in answer
+    assert page_errors == []
