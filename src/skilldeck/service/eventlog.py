@@ -15,9 +15,10 @@ stored in the order it is yielded). Text deltas, which are live only (the store 
 the whole ``text`` event instead), take the numbers just after the event they follow.
 So the numbers a page saw stay valid when the log is rebuilt from the store — after
 the service dropped an idle session's log, after a restart, in another process.
-Once a run has ended and every subscriber following it has received them, its deltas
-leave the log, so a later subscriber sees the ``text`` events; their numbers are
-never reused.
+The deltas of the latest run stay (a subscriber that attaches just after a fast run
+still sees the text stream); when the next run begins, the older runs' deltas leave
+the log once every subscriber following it has received them, so a later subscriber
+sees their ``text`` events. Their numbers are never reused.
 """
 
 from __future__ import annotations
@@ -77,8 +78,9 @@ class EventLog:
         #: smallest one may go)
         self._cursors: dict[int, int] = {}
         self._keys = itertools.count()
-        #: deltas numbered up to this belong to runs that ended
+        #: deltas numbered up to this belong to runs that ended / that may go
         self._ended_upto = -1
+        self._prunable_upto = -1
         self._pruned_upto = -1
 
     @property
@@ -115,13 +117,16 @@ class EventLog:
         return self._add(SessionEvent(self._index * STRIDE + STRIDE - 1, self.session_id, event))
 
     def begin_run(self) -> None:
+        """A run begins: the deltas of the runs before it may go."""
         self.active = True
+        self._prunable_upto = self._ended_upto
+        self._prune()
         self._notify()
 
     def end_run(self, stored_now: int) -> None:
-        """The run is over: its text deltas may go (the store has the whole texts) and
-        subscribers that follow one run finish. ``stored_now``: the store's event
-        count for the session after the run."""
+        """The run is over: subscribers that follow one run finish; its deltas go when
+        the next run begins. ``stored_now``: the store's event count for the session
+        after the run."""
         self._ended_upto = self.last_seq
         self._index, self._deltas = stored_now, 0
         self.active = False
@@ -165,7 +170,7 @@ class EventLog:
 
     def _prune(self) -> None:
         """Drop the deltas of ended runs that no following subscriber still needs."""
-        limit = min([self._ended_upto, *self._cursors.values()])
+        limit = min([self._prunable_upto, *self._cursors.values()])
         if limit <= self._pruned_upto:
             return
         self._entries = [

@@ -51,9 +51,12 @@ async def test_a_log_rebuilt_from_the_store_keeps_the_numbers_a_page_saw() -> No
     rebuilt.add_stored(
         [text("model"), text("Hello"), DoneEvent(session_id="s1", status="completed")]
     )
-    assert [e.seq for e in rebuilt.history()] == [e.seq for e in live.history()]
-    seen_by_page = live.history()[1].seq
+    stored = [e.seq for e in live.history() if e.event.type != "text_delta"]
+    assert [e.seq for e in rebuilt.history()] == stored
+    seen_by_page = live.history()[3].seq  # the page had the whole text
     assert [e.event.type for e in rebuilt.history(after=seen_by_page)] == ["done"]
+    mid_text = live.history()[1].seq  # the page had one delta: the text comes again
+    assert [e.event.type for e in rebuilt.history(after=mid_text)] == ["text", "done"]
 
 
 async def test_a_subscriber_of_an_idle_session_gets_its_history_and_ends() -> None:
@@ -89,7 +92,7 @@ async def test_subscribers_attaching_at_any_moment_see_every_event_once() -> Non
     assert numbers == sorted(set(numbers))
 
 
-async def test_deltas_leave_the_log_when_the_run_ends_and_numbers_are_not_reused() -> None:
+async def test_deltas_leave_the_log_when_the_next_run_begins_and_numbers_are_not_reused() -> None:
     log = EventLog("s1")
     log.begin_run()
     log.append(delta("He"))
@@ -97,12 +100,15 @@ async def test_deltas_leave_the_log_when_the_run_ends_and_numbers_are_not_reused
     log.append(text("Hello"))
     log.append(DoneEvent(session_id="s1", status="completed"))
     log.end_run(stored_now=2)
+    assert not log.active and log.stored == 2 and log.idle()
+    # a subscriber just after a fast run still sees its text stream
+    assert [e.event.type for e in log.history()] == ["text_delta", "text_delta", "text", "done"]
+    log.begin_run()
     assert [(e.seq, e.event.type) for e in log.history()] == [
         (STRIDE, "text"),
         (2 * STRIDE, "done"),
     ]
     assert log.append(text("next")).seq == 3 * STRIDE
-    assert not log.active and log.stored == 3 and log.idle()
 
 
 async def test_an_unstored_done_goes_after_everything_and_before_the_next_stored_event() -> None:
@@ -145,5 +151,9 @@ async def test_a_slow_subscriber_still_gets_the_deltas_of_a_run_that_ended() -> 
     log.append(DoneEvent(session_id="s1", status="completed"))
     log.end_run(stored_now=1)
     assert [e.seq async for e in fast] == [2, STRIDE]
-    assert [e.seq async for e in slow] == [2, STRIDE]  # kept for it although the run ended
-    assert [e.seq for e in log.history()] == [STRIDE]  # and dropped once both had them
+    log.begin_run()  # the next run: the deltas of the first may go...
+    log.append(DoneEvent(session_id="s1", status="completed"))
+    log.end_run(stored_now=2)
+    got = [e.seq async for e in slow]  # ...but the slow one still gets them
+    assert got == [2, STRIDE, 2 * STRIDE]
+    assert [e.seq for e in log.history()] == [STRIDE, 2 * STRIDE]  # gone once both had them

@@ -103,12 +103,9 @@ async def test_late_subscribers_get_history_then_live_without_gaps_or_duplicates
         assert await service.wait(sid) == "completed"
         after_run = [i.seq for i in await drain(service, sid)]
     early = seen["early"]
-    assert early == sorted(set(early)) and len(early) > len(after_run)
+    assert early == sorted(set(early)) and len(early) > 5
     assert seen["reload"] == early[1:]
-    # after the run its text deltas left the log (the whole text is there); the
-    # numbers of the rest are the ones the live subscribers saw
-    assert set(after_run) < set(early)
-    assert after_run == [n for n in early if n % STRIDE == 0]
+    assert after_run == early  # the latest run's deltas stay for a subscriber after it
 
 
 async def test_cancel_stores_cancelled_and_the_session_resumes(tmp_path: Path, work: Path) -> None:
@@ -292,8 +289,9 @@ async def test_event_numbers_survive_a_forgotten_log_and_a_new_service(
         rebuilt = [(i.seq, i.event.type) async for i in service.subscribe(sid)]
     async with SessionService(cwd=work) as restarted:
         again = [(i.seq, i.event.type) async for i in restarted.subscribe(sid)]
-    assert kept == rebuilt == again
-    assert set(kept) <= set(live)
+    stored = [(n, t) for n, t in kept if n % STRIDE == 0]
+    assert rebuilt == again == stored  # the same numbers (the deltas were live only)
+    assert kept == live
 
 
 async def test_a_sub_agent_streams_into_its_parents_session_and_does_not_end_it(
