@@ -505,6 +505,7 @@ async function refreshSessions() {
   try { data = await api("api/sessions"); } catch { return; }
   const list = $("#sessions");
   list.replaceChildren();
+  if (!(data.sessions || []).length) list.appendChild(el("li", "s-none", "No sessions yet."));
   for (const s of data.sessions || []) {
     const li = el("li");
     li.dataset.sessionId = s.id;
@@ -560,10 +561,7 @@ function newSession() {
   history.replaceState(null, "", location.pathname);
   $("#session-title").textContent = "New session";
   setStatus("idle");
-  const empty = el("div", "empty");
-  empty.append(el("div", "empty-logo", "◆"), el("h1", "", "What should the agent do?"));
-  $("#log").appendChild(empty);
-  empty.id = "empty";
+  if (state.emptyView) $("#log").appendChild(state.emptyView.cloneNode(true));
   $("#input").focus();
 }
 
@@ -592,7 +590,7 @@ async function showSkill(name) {
   box.hidden = false;
   box.appendChild(el("h3", "", s.name));
   box.appendChild(el("p", "", s.description || ""));
-  if (s.path) box.appendChild(el("div", "muted", s.path));
+  if (s.path) box.appendChild(el("div", "path", s.path));
   const problems = s.problems || [];
   box.appendChild(el("div", "label", problems.length ? `${problems.length} problem(s)` : "No problems"));
   for (const p of problems) {
@@ -633,6 +631,7 @@ function wire() {
 }
 
 async function start() {
+  state.emptyView = $("#empty").cloneNode(true);
   wire();
   try {
     const health = await api("api/health");
