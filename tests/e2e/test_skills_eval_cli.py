@@ -99,7 +99,8 @@ def test_scripted_model_is_deterministic(root: Path, tmp_path: Path) -> None:
 
 class CompatServer:
     """Chat Completions on 127.0.0.1: calls Skill(pdf-tools) when the request mentions
-    PDF and the Skill tool lists it, else answers in text; keeps what it was sent."""
+    PDF and the catalog it was shown lists it, else answers in text; keeps what it
+    was sent."""
 
     def __init__(self) -> None:
         self.bodies: list[dict[str, Any]] = []
@@ -135,8 +136,9 @@ class CompatServer:
 
     def reply(self, body: dict[str, Any]) -> dict[str, Any]:
         user = body["messages"][-1]["content"]
-        tools = {t["function"]["name"]: t["function"] for t in body.get("tools", [])}
-        listed = "<name>pdf-tools</name>" in tools.get("Skill", {}).get("description", "")
+        tools = {t["function"]["name"] for t in body.get("tools", [])}
+        # the level-1 catalog, wherever the agent puts it (system prompt, tool text)
+        listed = "Skill" in tools and "<name>pdf-tools</name>" in json.dumps(body)
         message: dict[str, Any] = {"role": "assistant", "content": "I will do it myself."}
         if "PDF" in str(user) and listed:
             call = {"name": "Skill", "arguments": json.dumps({"skill": "pdf-tools"})}
