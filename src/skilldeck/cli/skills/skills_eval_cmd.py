@@ -19,6 +19,7 @@ of the level-1 block.
 
 from __future__ import annotations
 
+import textwrap
 from functools import partial
 from pathlib import Path
 from typing import Annotated
@@ -44,6 +45,9 @@ from skilldeck.skills.routing import (
     router_picker,
     run_picker,
 )
+
+#: below this many skills the router's scores run low (see :func:`small_catalog_note`)
+SMALL_CATALOG = 50
 
 TargetsArg = Annotated[
     list[str] | None,
@@ -96,7 +100,10 @@ def eval_(
     if json_:
         print_json(report.to_dict())
     else:
-        typer.echo("\n".join(report_lines(report, threshold=None if model else limit)))
+        lines = report_lines(report, threshold=None if model else limit)
+        if model is None and len(registry.list()) < SMALL_CATALOG:
+            lines.append(small_catalog_note(len(registry.list())))
+        typer.echo("\n".join(lines))
     under = report.below(min_rate) if min_rate is not None else []
     if under:
         names = ", ".join(f"{s.skill} ({s.pass_rate:.0%})" for s in under)
@@ -214,6 +221,16 @@ def report_lines(report: EvalReport, *, threshold: float | None) -> list[str]:
         f"{summary['false_triggers']} false triggers.",
     ]
     return lines
+
+
+def small_catalog_note(skills: int) -> str:
+    """Why a small catalog's router scores sit under the hint threshold."""
+    text = (
+        f"Note: {skills} skills in the catalog. Scores weigh words by rarity across the "
+        "catalog, so in a small one right matches score low; try --threshold 0.1 "
+        "(docs/routing.md)."
+    )
+    return "\n".join(textwrap.wrap(text, width=78))
 
 
 def _cut(text: str, width: int) -> str:
