@@ -105,10 +105,37 @@ def check_updates(
         (p.scope, p.name) for p in verify(settings, scope=scope) if p.kind != "missing-skill"
     }
     out: list[UpdateStatus] = []
+    asked = _Asked(options)  # one question per source and ref, however many skills
     with open_client(options) as client:
         for sc, entry in _selected(settings, scope, names):
-            out.append(_status(sc, entry, (sc, entry.name) in modified, options, client))
+            out.append(_status(sc, entry, (sc, entry.name) in modified, asked, client))
     return out
+
+
+class _Asked:
+    """The answers of one check, per (kind, source, ref): many skills installed from
+    one repository or index cost one ``ls-remote`` or one index download."""
+
+    def __init__(self, options: FetchOptions) -> None:
+        self.options = options
+        self._answers: dict[tuple[str, str, str | None], object] = {}
+
+    def available(self, entry: LockEntry, client: httpx2.Client) -> str:
+        key = (entry.kind, entry.source, entry.ref if entry.kind == "git" else None)
+        if key not in self._answers:
+            try:
+                self._answers[key] = _ask(entry, self.options, client)
+            except SkilldeckError as e:
+                self._answers[key] = e
+        answer = self._answers[key]
+        if isinstance(answer, SkilldeckError):
+            raise answer
+        if isinstance(answer, dict):  # an index: name → digest
+            name = entry.subpath or entry.name
+            if name not in answer:
+                raise SourceError(f"{entry.source} no longer lists skill {entry.name!r}.")
+            return str(answer[name])
+        return str(answer)
 
 
 def _selected(
@@ -127,7 +154,7 @@ def _selected(
 
 
 def _status(
-    scope: Scope, entry: LockEntry, modified: bool, options: FetchOptions, client: httpx2.Client
+    scope: Scope, entry: LockEntry, modified: bool, asked: _Asked, client: httpx2.Client
 ) -> UpdateStatus:
     base = UpdateStatus(
         entry.name, scope, entry.kind, entry.source, entry.ref, entry.pinned,
@@ -136,7 +163,7 @@ def _status(
     if entry.kind == "local":
         return replace(base, message="installed from a local path; not checked")
     try:
-        available = _available(entry, options, client)
+        available = asked.available(entry, client)
     except SkilldeckError as e:
         return replace(base, state="error", message=str(e))
     if available == base.installed:
@@ -145,14 +172,12 @@ def _status(
     return replace(base, available=available, state="moved" if moved else "outdated")
 
 
-def _available(entry: LockEntry, options: FetchOptions, client: httpx2.Client) -> str:
+def _ask(entry: LockEntry, options: FetchOptions, client: httpx2.Client) -> object:
+    """What the source offers: a commit (git), ``{name: digest}`` (index), a digest (url)."""
     if entry.kind == "git":
         return remote_commit(entry.source, entry.ref, options)
     if entry.kind == "index":
-        for listed in read_index(client, entry.source, options):
-            if listed.name == (entry.subpath or entry.name):
-                return listed.digest
-        raise SourceError(f"{entry.source} no longer lists skill {entry.name!r}.")
+        return {listed.name: listed.digest for listed in read_index(client, entry.source, options)}
     with tempfile.TemporaryDirectory(prefix="skilldeck-check-", ignore_cleanup_errors=True) as tmp:
         spec = SourceSpec("url", entry.source)
         got = materialize_one(spec, None, Path(tmp), options, client)

@@ -11,7 +11,7 @@ from skilldeck.config import Settings
 from skilldeck.errors import LocallyModifiedError, PackageError, SourceError
 from skilldeck.skills.packaging import keygen, pack
 from skilldeck.skills.packaging.lockfile import lock_path, skills_root
-from skilldeck.skills.sources import check_updates, install_from, pin, update
+from skilldeck.skills.sources import FetchOptions, check_updates, install_from, pin, update, updates
 from source_fixtures import GitRepo, git_repo, serve, write_index, write_skill
 
 INDEX = "/.well-known/agent-skills/index.json"
@@ -220,3 +220,19 @@ def test_a_verified_skill_updates_only_to_the_same_signer(
         [unsigned] = update(settings, names=["signed"])
         assert unsigned.outcome == "refused" and "not signed" in unsigned.message
     assert "Revision v2." in body(settings, "signed")
+
+
+def test_check_asks_each_source_once(
+    repo: GitRepo, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install_from(repo.url, settings=settings, all_skills=True)
+    asked: list[tuple[str, str | None]] = []
+    real = updates.remote_commit
+
+    def counting(url: str, ref: str | None, options: FetchOptions) -> str:
+        asked.append((url, ref))
+        return real(url, ref, options)
+
+    monkeypatch.setattr(updates, "remote_commit", counting)
+    assert states(settings) == {"alpha": "up-to-date", "beta": "up-to-date"}
+    assert asked == [(repo.url, None)]
