@@ -10,10 +10,12 @@ together). Credentials and URLs come from the factory; retries from
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import anthropic
+import httpx2
 from anthropic.types import Message as WireMessage
 from anthropic.types import RawMessageStreamEvent
 
@@ -220,6 +222,10 @@ class AnthropicModel(SDKModel[anthropic.AsyncAnthropic]):
 
         async for event in self._relay(attempt, _StreamState(model=self.model), messages, tools):
             yield event
+
+    def _whole_turn(self, http: httpx2.Response, body: bytes) -> AssistantMessage:
+        check_json_reply(http, body, self.endpoint, check_anthropic_message, api=self.api)
+        return from_anthropic_message(WireMessage.model_validate(json.loads(body)))
 
 
 class _StreamState(StreamState[RawMessageStreamEvent]):

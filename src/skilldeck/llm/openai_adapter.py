@@ -13,6 +13,7 @@ import json
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
+import httpx2
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
@@ -235,6 +236,11 @@ class OpenAIModel(SDKModel[openai.AsyncOpenAI]):
 
         async for event in self._relay(attempt, _StreamState(model=self.model), messages, tools):
             yield event
+
+    def _whole_turn(self, http: httpx2.Response, body: bytes) -> AssistantMessage:
+        check_json_reply(http, body, self.endpoint, check_openai_completion, api=self.api)
+        completion = ChatCompletion.model_validate(json.loads(body))
+        return from_openai_completion(completion, fallback_model=self.model)
 
 
 class _StreamState(StreamState[ChatCompletionChunk]):

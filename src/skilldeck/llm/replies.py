@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # wire.py imports this module
 __all__ = [
     "HEAD_BYTES",
     "BodyPeek",
+    "WholeReply",
     "check_anthropic_message",
     "check_json_reply",
     "check_openai_completion",
@@ -38,6 +39,8 @@ __all__ = [
 HEAD_BYTES = 200
 #: how much of a non-SSE streamed body is read to quote it (never the whole body)
 _READ_CAP = 4096
+#: the most of a JSON answer to a streamed request that is read to use it as a reply
+_WHOLE_CAP = 16 * 1024 * 1024
 
 
 def _head(body: bytes | str) -> str:
@@ -136,11 +139,31 @@ class BodyPeek(httpx2.AsyncByteStream):
         await self._inner.aclose()
 
 
+class WholeReply(ModelError):
+    """A streamed request answered with one JSON body (a server that ignores
+    ``stream``): raised by :func:`check_sse_reply` with the body, which the adapter
+    checks and uses as the whole turn (``SDKModel._relay``)."""
+
+    def __init__(self, http: httpx2.Response, body: bytes) -> None:
+        super().__init__(f"HTTP {http.status_code}: a JSON reply to a streamed request")
+        self.http = http
+        self.body = body
+
+
 async def check_sse_reply(http: httpx2.Response, endpoint: Endpoint, *, api: str) -> BodyPeek:
-    """A streamed answer must be ``text/event-stream``; anything else is read (up to a
-    cap) and refused with its start quoted. Returns the peek that will keep the
-    stream's first bytes, for errors found while it is read."""
+    """A streamed answer must be ``text/event-stream``; a JSON body is read whole and
+    handed back as :class:`WholeReply` (some servers ignore ``stream``); anything else
+    is read (up to a cap) and refused with its start quoted. Returns the peek that will
+    keep the stream's first bytes, for errors found while it is read."""
     kind = http.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind == "application/json":
+        whole = b""
+        async for chunk in http.aiter_bytes():
+            whole += chunk
+            if len(whole) > _WHOLE_CAP:
+                break
+        await http.aclose()
+        raise WholeReply(http, whole)
     if kind != "text/event-stream":
         body = b""
         async for chunk in http.aiter_bytes():

@@ -19,6 +19,8 @@ from types import TracebackType
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from urllib.parse import urlsplit
 
+import httpx2
+
 from skilldeck.errors import ModelConfigError, ModelConnectionError, ModelError
 from skilldeck.llm.messages import (
     RAW_ARGUMENTS_KEY,
@@ -32,7 +34,7 @@ from skilldeck.llm.messages import (
     Usage,
     collect_stream,
 )
-from skilldeck.llm.replies import BodyPeek, reply_error
+from skilldeck.llm.replies import BodyPeek, WholeReply, reply_error
 from skilldeck.llm.retry import Failure, RetryPolicy, call_with_retries
 
 __all__ = [
@@ -403,6 +405,11 @@ class SDKModel(ABC, Generic[C]):
     def stream(self, messages: list[Message], tools: list[ToolSpec]) -> AsyncIterator[StreamEvent]:
         """The turn as deltas, ending with ``TurnComplete``."""
 
+    @abstractmethod
+    def _whole_turn(self, http: httpx2.Response, body: bytes) -> AssistantMessage:
+        """A whole JSON reply as the turn, after the dialect's reply check (a body
+        that is not a reply is a ModelError naming URL, status and body start)."""
+
     def _classify(self, exc: Exception) -> Failure | None:
         return classify_sdk_error(exc, sdk=self.sdk_errors, endpoint=self.endpoint)
 
@@ -422,8 +429,19 @@ class SDKModel(ABC, Generic[C]):
         then the assembled turn (with estimated usage when the server sent none). A
         failure mid-stream is mapped like one before it, but not retried: deltas were
         already yielded. A stream that is not a reply (chunks that are not JSON or not
-        of the dialect's shape, or none at all) is a ModelError quoting its start."""
-        source, peek = await self._with_retries(open_stream)
+        of the dialect's shape, or none at all) is a ModelError quoting its start. A
+        server that ignores ``stream`` and sends one JSON body gets it checked and used
+        as the whole turn (:meth:`_whole_turn`)."""
+        try:
+            source, peek = await self._with_retries(open_stream)
+        except WholeReply as whole:
+            turn = self._whole_turn(whole.http, whole.body)
+            if turn.text:
+                yield TextDelta(text=turn.text)
+            if turn.usage is None:
+                turn.usage = estimate_usage(messages, tools, turn)
+            yield TurnComplete(message=turn)
+            return
         async with source:
             try:
                 async for item in source:

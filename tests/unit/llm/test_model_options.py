@@ -10,7 +10,7 @@ import pytest
 from llm_fakes import RecordingTransport, fast_retry, json_response, settings_for, sse_response
 
 from skilldeck.config import Settings
-from skilldeck.errors import ModelConnectionError
+from skilldeck.errors import ModelConnectionError, ModelError
 from skilldeck.llm.anthropic_adapter import AnthropicModel
 from skilldeck.llm.factory import make_model
 from skilldeck.llm.messages import UserMessage
@@ -221,4 +221,65 @@ async def test_a_failing_listener_does_not_fail_the_call(tmp_path: Path) -> None
         on_retry=broken,
     )
     with pytest.raises(ModelConnectionError, match="gave up after 2 attempts"):
+        await model.respond(HI, [])
+
+
+TOOL_COMPLETION = {
+    "id": "x",
+    "object": "chat.completion",
+    "created": 1,
+    "model": "m",
+    "choices": [
+        {
+            "index": 0,
+            "message": {
+                "role": "assistant",
+                "content": "Writing.",
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "Write", "arguments": '{"file_path": "a"}'},
+                    }
+                ],
+            },
+            "finish_reason": "tool_calls",
+        }
+    ],
+}
+
+
+async def test_a_server_ignoring_stream_gets_its_json_reply_used(tmp_path: Path) -> None:
+    """Some servers answer a streamed request with one JSON completion: it is checked
+    and used as the turn, by ``respond`` and by ``stream`` alike."""
+    transport = RecordingTransport([json_response(200, TOOL_COMPLETION)] * 2)
+    model = make_model(
+        "openai-compat:m",
+        settings=settings_for(tmp_path),
+        base_url="http://127.0.0.1:9/v1",
+        http_client=transport.client(),
+    )
+    turn = await model.respond(HI, [])
+    assert turn.text == "Writing." and turn.tool_calls[0].input == {"file_path": "a"}
+    assert turn.stop_reason == "tool_use" and transport.body()["stream"] is True
+    events = [e async for e in model.stream(HI, [])]
+    assert [type(e).__name__ for e in events] == ["TextDelta", "TurnComplete"]
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [{}, {"choices": []}, {"error": {"message": "boom"}}],
+    ids=["{}", "no-choices", "error"],
+)
+async def test_a_bad_json_reply_to_a_streamed_request_is_a_model_error(
+    tmp_path: Path, payload: dict[str, Any]
+) -> None:
+    transport = RecordingTransport([json_response(200, payload)])
+    model = make_model(
+        "openai-compat:m",
+        settings=settings_for(tmp_path),
+        base_url="http://127.0.0.1:9/v1",
+        http_client=transport.client(),
+    )
+    with pytest.raises(ModelError, match=r"127\.0\.0\.1:9/v1 answered HTTP 200 with .*'\{"):
         await model.respond(HI, [])
