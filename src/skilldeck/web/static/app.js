@@ -549,6 +549,7 @@ async function openSession(id) {
   try {
     const info = await api(`api/sessions/${encodeURIComponent(id)}`);
     $("#session-title").textContent = info.title || id;
+    if (info.model) { $("#model").textContent = shortModel(info.model); $("#model").parentElement.title = `Model: ${info.model}`; }
     setStatus(info.status || "idle");
   } catch (e) { notice(String(e), "error"); return; }
   setRunning(true);
