@@ -2,7 +2,7 @@
 sees it: a retried call is one ``retry:`` line (and a ``model_retry`` event with
 ``--json``); a reply that is not a chat completion is one ``error:`` line, exit 1, no
 traceback, the session stored as ``error`` — and ``resume`` finishes it once the
-server is fixed."""
+server is fixed. Also: ``--temperature``/``--seed`` reach the request body."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ class ScriptedServer:
     def __init__(self, answers: list[tuple[int, str, bytes]]) -> None:
         self.answers = list(answers)
         self.posts = 0
+        self.bodies: list[dict[str, object]] = []
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -41,7 +42,8 @@ class ScriptedServer:
                 self._send(404, "application/json", b'{"error": "no route"}')
 
             def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("content-length", "0")))
+                raw = self.rfile.read(int(self.headers.get("content-length", "0")))
+                server.bodies.append(json.loads(raw or b"{}"))
                 server.posts += 1
                 answer = server.answers.pop(0) if len(server.answers) > 1 else server.answers[0]
                 self._send(*answer)
@@ -140,3 +142,24 @@ def test_a_malformed_reply_fails_loudly_and_is_resumable(
         proc = skilldeck("resume", record.id, "--base-url", fixed.url, "--json", cwd=ws)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert json_events(proc.stdout)[-1]["status"] == "completed"
+
+
+def test_sampling_flags_reach_every_request_and_the_resumed_session(ws: Path) -> None:
+    with ScriptedServer([BUSY, OK]) as server:
+        code, _, err = run(ws, server.url, "--temperature", "0", "--seed", "7", "--json")
+    assert code == 0, err
+    assert [(b["temperature"], b["seed"]) for b in server.bodies] == [(0.0, 7), (0.0, 7)]
+    with SessionStore.open(load_settings(workspace=ws)) as store:
+        (record,) = store.list()
+    with ScriptedServer([OK]) as again:  # the launch record keeps them
+        proc = skilldeck("chat", "--session", record.id, "--base-url", again.url, "--json",
+                         cwd=ws, input="and again\n")  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [(b["temperature"], b["seed"]) for b in again.bodies] == [(0.0, 7)]
+
+
+def test_without_flags_no_sampling_is_sent(ws: Path) -> None:
+    with ScriptedServer([OK]) as server:
+        code, _, err = run(ws, server.url)
+    assert code == 0, err
+    assert not {"temperature", "seed", "top_p"} & set(server.bodies[0])

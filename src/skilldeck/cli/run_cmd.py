@@ -57,6 +57,7 @@ from skilldeck.cli.render import (
 from skilldeck.cli.workspace import offer_trust
 from skilldeck.errors import ConfigError, PolicyError, SessionError, SkilldeckError
 from skilldeck.settings import load_settings, skilldeck_home
+from skilldeck.settings.model import ModelOptions
 from skilldeck.skills.rules import parse_rules
 
 if TYPE_CHECKING:
@@ -110,6 +111,13 @@ AskOption = Annotated[
 DenyOption = Annotated[
     list[str] | None, typer.Option("--deny", help="Deny rule, e.g. 'Read(./secrets/**)'.")
 ]
+TemperatureOption = Annotated[
+    float | None,
+    typer.Option("--temperature", min=0, help="Sampling temperature sent to the model."),
+]
+SeedOption = Annotated[
+    int | None, typer.Option("--seed", help="Sampling seed sent to the model (repeatable runs).")
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -132,7 +140,11 @@ def run(
     allow: AllowOption = None,
     ask: AskOption = None,
     deny: DenyOption = None,
+    temperature: TemperatureOption = None,
+    seed: SeedOption = None,
 ) -> None:
+    """``--temperature``/``--seed`` win over ``[models.options]`` for this run (and
+    its resumes: they are in the session's launch record)."""
     request = agent_request(
         model=model,
         agent_name=agent_name,
@@ -146,6 +158,7 @@ def run(
         allow=allow,
         ask=ask,
         deny=deny,
+        sampling={"temperature": temperature, "seed": seed},
     )
     with json_errors(json_):
         agent = request.build(
@@ -274,8 +287,10 @@ def agent_request(
     allow: list[str] | None,
     ask: list[str] | None,
     deny: list[str] | None,
+    sampling: dict[str, float | int | None] | None = None,
 ) -> AgentRequest:
-    """The shared options as an :class:`AgentRequest`; bad ones exit 2."""
+    """The shared options as an :class:`AgentRequest`; bad ones exit 2. ``sampling``
+    (``--temperature``, ``--seed``) overrides every model's options."""
     workdir = workdir_option(cwd)
     check_roots(root, no_defaults)
     keywords: dict[str, Any] = {
@@ -287,9 +302,21 @@ def agent_request(
         "base_url": base_url,
     }
     offer_trust(workdir)  # asks only at a terminal, before the config is read
-    settings = load_settings(workspace=workdir)
+    settings = with_sampling(load_settings(workspace=workdir), sampling or {})
     keywords.update(permission_flags(permission_mode, allow, ask, deny))
     return AgentRequest(settings, model, agent_name, keywords)
+
+
+def with_sampling(settings: Settings, sampling: dict[str, float | int | None]) -> Settings:
+    """``settings`` whose every ``[models.options]`` table (and ``"*"``) carries the
+    flags' sampling values, so they win whatever table matches the model (a copy)."""
+    given = {key: value for key, value in sampling.items() if value is not None}
+    if not given:
+        return settings
+    options = {k: o.model_copy(update=given) for k, o in settings.models.options.items()}
+    options["*"] = options.get("*", ModelOptions()).model_copy(update=given)
+    models = settings.models.model_copy(update={"options": options})
+    return settings.model_copy(update={"models": models})
 
 
 @contextlib.contextmanager
