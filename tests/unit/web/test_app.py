@@ -12,7 +12,7 @@ import httpx2
 import pytest
 
 from skilldeck.service import SessionService
-from skilldeck.web import create_app
+from skilldeck.web import Guard, GuardOptions, create_app
 from web_flow import TASK, write_flow
 
 pytestmark = pytest.mark.anyio
@@ -228,3 +228,20 @@ async def test_request_bodies_are_capped(service: SessionService) -> None:
                 yield b"x" * 500
 
         assert (await http.post("/agui", content=chunks())).status_code == 413
+
+
+async def test_websockets_are_refused() -> None:
+    sent: list[dict[str, Any]] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:  # never reached
+        raise AssertionError("the guard let a websocket through")
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "websocket.connect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    guard = Guard(app, GuardOptions.make())
+    await guard({"type": "websocket", "path": "/agui", "headers": []}, receive, send)
+    assert sent == [{"type": "websocket.close", "code": 1008}]
