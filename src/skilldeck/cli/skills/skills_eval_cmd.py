@@ -42,8 +42,7 @@ from skilldeck.skills.routing import (
     coexistence,
     find_eval_file,
     load_eval_file,
-    router_picker,
-    run_picker,
+    router_results,
 )
 
 #: below this many skills the router's scores run low (see :func:`small_catalog_note`)
@@ -121,8 +120,8 @@ def run_evals(
 ) -> EvalReport:
     """The report of ``cases`` through the router, or through ``model``."""
     if model is None:
-        pick = router_picker(SkillMatcher.for_registry(registry), threshold=threshold)
-        return build_report("router", 1, run_picker(cases, pick))
+        matcher = SkillMatcher.for_registry(registry)
+        return build_report("router", 1, router_results(matcher, cases, threshold=threshold))
     with probe_agent(registry.settings, registry, model, base_url=base_url) as agent:
         results = anyio.run(partial(model_results, agent, cases, runs=runs))
     return build_report(f"model {agent.model_spec}", runs, results)
@@ -213,6 +212,8 @@ def report_lines(report: EvalReport, *, threshold: float | None) -> list[str]:
             took = ", ".join(sorted({p or "(none)" for p in c.picks}))
             lines.append(f"  {_cut(c.case.skill, 20)} ({want}) -> {_cut(took, 30)}")
             lines.append(f"    {_cut(repr(c.case.query), 74)}")
+            if c.detail:
+                lines.append(f"    {_cut(c.detail, 74)}")
     summary = report.summary()
     lines += [
         "",

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         find_eval_file,
         load_eval_file,
         router_picker,
+        router_results,
         run_picker,
     )
     from skilldeck.skills.routing.hints import (
@@ -63,6 +64,7 @@ _HOME: dict[str, str] = {
             "find_eval_file",
             "load_eval_file",
             "router_picker",
+            "router_results",
             "run_picker",
         ),
         "evals",
@@ -113,6 +115,7 @@ __all__ = [
     "registry_matches",
     "registry_ranking",
     "router_picker",
+    "router_results",
     "run_picker",
     "skill_fields",
     "skill_hint",

@@ -40,6 +40,7 @@ __all__ = [
     "find_eval_file",
     "load_eval_file",
     "router_picker",
+    "router_results",
     "run_picker",
 ]
 
@@ -74,6 +75,8 @@ class CaseResult:
 
     case: TriggerCase
     picks: tuple[str | None, ...]
+    #: how close the case's skill came (router: "rank 3, score 0.21"), for failures
+    detail: str = ""
 
     @property
     def hits(self) -> int:
@@ -96,6 +99,7 @@ class CaseResult:
             "picks": list(self.picks),
             "trigger_rate": round(self.rate, 4),
             "passed": self.passed,
+            **({"detail": self.detail} if self.detail else {}),
         }
 
 
@@ -252,6 +256,22 @@ def router_picker(matcher: SkillMatcher, *, threshold: float) -> Picker:
 def run_picker(cases: Sequence[TriggerCase], pick: Picker, *, runs: int = 1) -> list[CaseResult]:
     """Every case through ``pick``, ``runs`` times each."""
     return [CaseResult(c, tuple(pick(c.query) for _ in range(runs))) for c in cases]
+
+
+def router_results(
+    matcher: SkillMatcher, cases: Sequence[TriggerCase], *, threshold: float
+) -> list[CaseResult]:
+    """Every case through the router (:func:`router_picker`), each with where the
+    case's own skill ranked and scored, so an author sees how far off a miss was."""
+    pick = router_picker(matcher, threshold=threshold)
+    return [CaseResult(c, (pick(c.query),), _standing(matcher, c)) for c in cases]
+
+
+def _standing(matcher: SkillMatcher, case: TriggerCase, depth: int = 50) -> str:
+    for rank, m in enumerate(matcher.rank(case.query, k=depth), 1):
+        if m.name == case.skill:
+            return f"{case.skill}: rank {rank}, score {m.score:.2f}"
+    return f"{case.skill}: not in the top {depth}"
 
 
 def build_report(mode: str, runs: int, results: Iterable[CaseResult]) -> EvalReport:

@@ -22,6 +22,7 @@ from skilldeck.skills.routing.evals import (
     find_eval_file,
     load_eval_file,
     router_picker,
+    router_results,
     run_picker,
 )
 
@@ -239,3 +240,18 @@ def test_skills_new_writes_a_trigger_eval_template_that_loads(tmp_path: Path) ->
     cases = load_eval_file(found, skill="release-notes")
     assert {c.should_trigger for c in cases} == {True, False}
     assert all(c.skill == "release-notes" for c in cases)
+
+
+def test_router_results_say_how_far_off_a_miss_was(tmp_path: Path) -> None:
+    matcher = SkillMatcher.from_skills(skills(tmp_path))
+    cases = [
+        TriggerCase("pdf-tools", "extract the tables from this PDF file", True),
+        TriggerCase("invoice-chase", "extract the tables from this PDF file", True),
+        TriggerCase("git-commit", "bake a chocolate cake", True),
+    ]
+    first, second, third = router_results(matcher, cases, threshold=0.1)
+    assert first.picks == ("pdf-tools",) and first.detail.startswith("pdf-tools: rank 1, score ")
+    assert second.picks == ("pdf-tools",) and not second.passed
+    assert second.detail.startswith("invoice-chase: ") and "rank 1," not in second.detail
+    assert third.detail == "git-commit: not in the top 50"
+    assert first.to_dict()["detail"] == first.detail
