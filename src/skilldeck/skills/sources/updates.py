@@ -30,7 +30,13 @@ from typing import Any, Literal
 import httpx2
 
 from skilldeck.config import Settings
-from skilldeck.errors import LocallyModifiedError, PackageError, SkilldeckError, SourceError
+from skilldeck.errors import (
+    LocallyModifiedError,
+    NotASkillSourceError,
+    PackageError,
+    SkilldeckError,
+    SourceError,
+)
 from skilldeck.skills.packaging import hooks
 from skilldeck.skills.packaging.hooks import InstallOptions, StagedCheck, StagedSkill
 from skilldeck.skills.packaging.lockfile import (
@@ -49,6 +55,7 @@ from skilldeck.skills.sources.gitsource import remote_commit
 from skilldeck.skills.sources.httpsource import open_client
 from skilldeck.skills.sources.index import read_index
 from skilldeck.skills.sources.installer import fetch_options, materialize_one
+from skilldeck.skills.sources.resolve import Candidate, open_source
 from skilldeck.skills.sources.spec import FetchOptions, SourceSpec
 
 __all__ = ["UpdateResult", "UpdateStatus", "check_updates", "pin", "update"]
@@ -209,15 +216,33 @@ def update(
     if not names and not all_skills:
         raise PackageError("Name the skills to update, or pass --all (see `skills check`).")
     options = fetch_options(settings, fetch)
-    out: list[UpdateResult] = []
-    for status in check_updates(settings, scope=scope, names=names, fetch=options):
-        out.append(_update_one(settings, status, force=force, options=options))
-    return out
+    statuses = check_updates(settings, scope=scope, names=names, fetch=options)
+    results: dict[tuple[Scope, str], UpdateResult] = {}
+    groups: dict[tuple[str, str, str | None], list[tuple[Scope, LockEntry]]] = {}
+    for status in statuses:
+        verdict = _verdict(status, force=force)
+        if verdict is not None:
+            results[(status.scope, status.name)] = verdict
+            continue
+        entry = _entry(settings, status.scope, status.name)
+        groups.setdefault((entry.kind, entry.source, entry.ref), []).append((status.scope, entry))
+    for group in groups.values():  # one fetch per source and ref
+        try:
+            done = _fetch_and_install(settings, group, options)
+        except SkilldeckError as e:
+            done = [e] * len(group)
+        for (sc, entry), outcome in zip(group, done, strict=True):
+            results[(sc, entry.name)] = (
+                UpdateResult(entry.name, sc, "refused", str(outcome))
+                if isinstance(outcome, SkilldeckError)
+                else UpdateResult(entry.name, sc, "updated", installed=outcome)
+            )
+    return [results[(s.scope, s.name)] for s in statuses]
 
 
-def _update_one(
-    settings: Settings, status: UpdateStatus, *, force: bool, options: FetchOptions
-) -> UpdateResult:
+def _verdict(status: UpdateStatus, *, force: bool) -> UpdateResult | None:
+    """The result of a skill that is not to be fetched; None when it is."""
+
     def refused(message: str) -> UpdateResult:
         return UpdateResult(status.name, status.scope, "refused", message)
 
@@ -236,12 +261,7 @@ def _update_one(
             f"pinned ref {status.ref!r} now names another commit ({status.installed} → "
             f"{status.available}): a moved tag. Check the source; --force takes it."
         )
-    entry = _entry(settings, status.scope, status.name)
-    try:
-        result = _replace(settings, status.scope, entry, entry.ref, entry.pinned, options)
-    except SkilldeckError as e:
-        return refused(str(e))
-    return UpdateResult(status.name, status.scope, "updated", installed=result)
+    return None
 
 
 def pin(
@@ -268,7 +288,10 @@ def pin(
         p.name == name for p in verify(settings, scope=sc) if p.kind != "missing-skill"
     ):
         raise _edited(name, sc)
-    return _replace(settings, sc, entry, ref, True, options)
+    [outcome] = _fetch_and_install(settings, [(sc, entry)], options, ref=ref, pinned=True)
+    if isinstance(outcome, SkilldeckError):
+        raise outcome
+    return outcome
 
 
 def _edited(name: str, scope: Scope) -> LocallyModifiedError:
@@ -283,27 +306,65 @@ def _entry(settings: Settings, scope: Scope, name: str) -> LockEntry:
     return next(e for s, e in installed(settings, scope=scope) if e.name == name)
 
 
-def _replace(
-    settings: Settings, scope: Scope, entry: LockEntry, ref: str | None, pinned: bool,
+def _fetch_and_install(
+    settings: Settings,
+    group: list[tuple[Scope, LockEntry]],
     options: FetchOptions,
-) -> InstalledSkill:  # fmt: skip
-    """Fetch ``entry``'s source at ``ref`` and install it over the current copy."""
-    spec = SourceSpec(entry.kind, entry.source, ref)
-    subpath = None if entry.kind == "url" else (entry.subpath or "")
+    *,
+    ref: str | None = None,
+    pinned: bool | None = None,
+) -> list[InstalledSkill | SkilldeckError]:
+    """Fetch the group's one source once (at ``ref``, else the entries' own ref), then
+    install each skill over its current copy; one skill's refusal is its own result.
+    A failure to fetch at all raises."""
+    first = group[0][1]
+    ref = ref if ref is not None else first.ref
+    spec = SourceSpec(first.kind, first.source, ref)
     with (
         tempfile.TemporaryDirectory(prefix="skilldeck-update-", ignore_cleanup_errors=True) as tmp,
         open_client(options) as client,
     ):
-        got = materialize_one(spec, subpath, Path(tmp), options, client)
-        origin = got.origin if got.origin is not None else Origin(entry.kind, entry.source)
-        return install(
-            got.path,
-            scope=scope,
-            force=True,
-            settings=settings,
-            origin=replace(origin, ref=ref, pinned=pinned),
-            checks=(*hooks.STAGED_CHECKS, *_signer_kept(entry.signed_by)),
-        )
+        opened = open_source(spec, Path(tmp), options, client)
+        found = opened.candidates()
+        wanted = [_candidate_of(entry, found) for _, entry in group]
+        unique = list(dict.fromkeys(c for c in wanted if not isinstance(c, SkilldeckError)))
+        fetched = {item.candidate: item for item in opened.materialize(unique)}
+        out: list[InstalledSkill | SkilldeckError] = []
+        for (sc, entry), candidate in zip(group, wanted, strict=True):
+            if isinstance(candidate, SkilldeckError):
+                out.append(candidate)
+                continue
+            item = fetched[candidate]
+            origin = item.origin or Origin(entry.kind, entry.source)
+            keep = entry.pinned if pinned is None else pinned
+            try:
+                out.append(
+                    install(
+                        item.path,
+                        scope=sc,
+                        force=True,
+                        settings=settings,
+                        origin=replace(origin, ref=ref, pinned=keep),
+                        checks=(*hooks.STAGED_CHECKS, *_signer_kept(entry.signed_by)),
+                    )
+                )
+            except SkilldeckError as e:
+                out.append(e)
+    return out
+
+
+def _candidate_of(entry: LockEntry, found: list[Candidate]) -> Candidate | SkilldeckError:
+    """The source's skill that ``entry`` was installed from (a URL holds just one)."""
+    if entry.kind == "url":
+        return found[0]
+    subpath = entry.subpath or ""
+    for candidate in found:
+        if candidate.subpath == subpath:
+            return candidate
+    return NotASkillSourceError(
+        f"{entry.source} no longer holds skill {entry.name!r} at {subpath or 'its top'}; "
+        "reinstall it from its new place."
+    )
 
 
 def _signer_kept(expected: str | None) -> tuple[StagedCheck, ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,7 +12,15 @@ from skilldeck.config import Settings
 from skilldeck.errors import LocallyModifiedError, PackageError, SourceError
 from skilldeck.skills.packaging import keygen, pack
 from skilldeck.skills.packaging.lockfile import lock_path, skills_root
-from skilldeck.skills.sources import FetchOptions, check_updates, install_from, pin, update, updates
+from skilldeck.skills.sources import (
+    FetchOptions,
+    SourceSpec,
+    check_updates,
+    install_from,
+    pin,
+    update,
+    updates,
+)
 from source_fixtures import GitRepo, git_repo, serve, write_index, write_skill
 
 INDEX = "/.well-known/agent-skills/index.json"
@@ -236,3 +245,24 @@ def test_check_asks_each_source_once(
     monkeypatch.setattr(updates, "remote_commit", counting)
     assert states(settings) == {"alpha": "up-to-date", "beta": "up-to-date"}
     assert asked == [(repo.url, None)]
+
+
+def test_update_fetches_each_source_once(
+    repo: GitRepo, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install_from(repo.url, settings=settings, all_skills=True)
+    write_skill(repo.path / "skills" / "alpha", "alpha", "v2")
+    write_skill(repo.path / "skills" / "beta", "beta", "v2")
+    repo.commit("both change")
+    opened: list[str] = []
+    real = updates.open_source
+
+    def counting(spec: SourceSpec, *args: Any) -> Any:
+        opened.append(spec.location)
+        return real(spec, *args)
+
+    monkeypatch.setattr(updates, "open_source", counting)
+    outcomes = {r.name: r.outcome for r in update(settings, all_skills=True)}
+    assert outcomes == {"alpha": "updated", "beta": "updated"}
+    assert opened == [repo.url]
+    assert "Revision v2." in body(settings, "alpha") and "Revision v2." in body(settings, "beta")
