@@ -1,9 +1,12 @@
 """The whole chat flow in a real Chromium, with the scripted model: a message, a tool
 card, a permission approved by a click, a question answered by a click, a sub-agent
-card nested under its Task call, the end. Saves docs/web-chat.png."""
+card nested under its Task call, the end. Saves a screenshot: to the test's temporary
+folder, or to docs/web-chat.png (the one docs/web.md shows) when
+``SKILLDECK_SCREENSHOT=docs`` is set, so a test run never dirties the checkout."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +18,7 @@ from skilldeck.web import create_app
 from web_flow import TASK, live_server, write_flow
 
 REPO = Path(__file__).resolve().parents[2]
-SCREENSHOT = REPO / "docs" / "web-chat.png"
+DOCS_SCREENSHOT = REPO / "docs" / "web-chat.png"
 
 
 @pytest.fixture
@@ -39,7 +42,7 @@ def send(page: Any, text: str) -> None:
 
 
 def test_the_whole_flow_by_clicks(
-    browser: Any, server: str, work: Path, page_errors: list[str]
+    browser: Any, server: str, work: Path, page_errors: list[str], tmp_path: Path
 ) -> None:
     page = open_page(browser, server, page_errors)
     page.wait_for_selector("body[data-ready='1']")
@@ -75,5 +78,8 @@ def test_the_whole_flow_by_clicks(
         "#log", "log => { log.style.scrollBehavior = 'auto'; log.scrollTop = log.scrollHeight; }"
     )
     page.wait_for_timeout(100)
-    page.screenshot(path=str(SCREENSHOT))
+    to_docs = os.environ.get("SKILLDECK_SCREENSHOT") == "docs"
+    shot = DOCS_SCREENSHOT if to_docs else tmp_path / "web-chat.png"
+    page.screenshot(path=str(shot))
+    assert shot.stat().st_size > 10_000
     assert page_errors == []
