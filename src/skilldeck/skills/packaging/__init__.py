@@ -1,4 +1,5 @@
-"""``.skill`` packages: pack, unpack, signing, the lock file and verification.
+"""``.skill`` packages: pack, unpack, signing, the lock file and verification;
+encrypted ``.skillpack`` (age) packs.
 
 Other packages import these names from here; the modules behind them are this
 package's own business. Names load lazily (an import of the facade costs nothing).
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
         uninstall,
         verify,
     )
+    from skilldeck.skills.packaging.skillpack import age_keygen, decrypt_pack, encrypt_skill
 
 _HOME: dict[str, str] = {
     "MAX_BYTES": "package",
@@ -35,6 +37,9 @@ _HOME: dict[str, str] = {
     "pack": "package",
     "uninstall": "package",
     "verify": "package",
+    "age_keygen": "skillpack",
+    "decrypt_pack": "skillpack",
+    "encrypt_skill": "skillpack",
 }
 
 __all__ = [
@@ -42,6 +47,9 @@ __all__ = [
     "MAX_FILES",
     "InstalledSkill",
     "VerifyProblem",
+    "age_keygen",
+    "decrypt_pack",
+    "encrypt_skill",
     "install",
     "installed",
     "keygen",
