@@ -1,0 +1,46 @@
+"""A retried model call as the CLI shows it: one ``retry:`` line on stderr, the
+``model_retry`` event on stdout with ``--json``, a yellow line in the rich renderer."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from rich.console import Console
+
+from skilldeck.agent.events import ModelRetryEvent, TextEvent
+from skilldeck.cli.render import JsonRenderer, RichRenderer, retry_line
+from skilldeck.cli.run_cmd import retry_reporter
+
+EVENT = ModelRetryEvent(
+    model="ollama:qwen2.5", attempt=1, attempts=4, delay=0.52, reason="timed out"
+)
+
+
+def test_the_line_says_which_attempt_when_and_why() -> None:
+    assert retry_line(EVENT) == "retry: ollama:qwen2.5 attempt 2 of 4 in 0.5s (timed out)"
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+def test_the_reporter_writes_retries_only(
+    json_mode: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = retry_reporter(json_mode)
+    report(TextEvent(text="not a retry"))
+    report(EVENT)
+    out, err = capsys.readouterr()
+    assert err == retry_line(EVENT) + "\n"
+    if json_mode:
+        assert json.loads(out)["type"] == "model_retry"
+    else:
+        assert out == ""
+
+
+def test_both_renderers_show_a_retry_that_reaches_the_stream() -> None:
+    buffer = io.StringIO()
+    RichRenderer(Console(file=buffer, width=80)).handle(EVENT)
+    assert "retry: ollama:qwen2.5 attempt 2 of 4" in buffer.getvalue()
+    lines = io.StringIO()
+    JsonRenderer(lines).handle(EVENT)
+    assert json.loads(lines.getvalue())["reason"] == "timed out"
