@@ -12,6 +12,7 @@ from typing import Any
 
 import anyio
 import pytest
+from anyio.streams.buffered import BufferedByteReceiveStream
 
 from skilldeck.errors import SessionBusyError
 from skilldeck.llm.messages import AssistantMessage, Message, ToolSpec
@@ -180,7 +181,8 @@ async def test_the_service_refuses_a_session_another_process_is_running(
         )
         try:
             assert holder.stdout is not None
-            assert (await holder.stdout.receive()).decode().strip() == "held"
+            held = BufferedByteReceiveStream(holder.stdout)
+            assert await held.receive_until(b"\n", 100) == b"held"
             with pytest.raises(SessionBusyError, match="being run by another process"):
                 await service.resume(sid)
             with pytest.raises(SessionBusyError):
@@ -209,3 +211,56 @@ store.commit(sys.argv[2], TurnWrite(status="running"))
 print("held", flush=True)
 sys.stdin.read()
 """
+
+
+#: another process running a session: it takes the lease, then stores a turn's event
+#: and the run's end when told to (one line each on stdin)
+RUNNER = """
+import sys
+from skilldeck.agent.events import DoneEvent, TextEvent
+from skilldeck.agent.store import SessionStore, TurnWrite
+store = SessionStore(sys.argv[1], owner="a terminal run")
+sid = sys.argv[2]
+store.commit(sid, TurnWrite(status="running"))
+print("held", flush=True)
+sys.stdin.readline()
+store.commit(sid, TurnWrite(events=[TextEvent(text="from the terminal")]))
+print("turn", flush=True)
+sys.stdin.readline()
+done = DoneEvent(session_id=sid, status="completed")
+store.commit(sid, TurnWrite(status="completed", events=[done]))
+print("done", flush=True)
+"""
+
+
+async def test_a_subscriber_follows_a_run_another_process_is_making(work: Path) -> None:
+    async with SessionService(cwd=work) as service:
+        sid = service.store.create(model="m", agent="main", cwd=work, task="from a terminal").id
+        service.store.set_status(sid, "paused")
+        runner = await anyio.open_process(
+            [sys.executable, "-c", RUNNER, str(service.settings.sessions_db), sid]
+        )
+        assert runner.stdin is not None and runner.stdout is not None
+        lines = BufferedByteReceiveStream(runner.stdout)
+        got: list[str] = []
+        try:
+            assert await lines.receive_until(b"\n", 100) == b"held"
+            assert service.list()[0].status == "running"
+
+            async def follow() -> None:
+                got.extend([i.event.type async for i in service.subscribe(sid)])
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(follow)
+                await runner.stdin.send(b"go\n")
+                assert await lines.receive_until(b"\n", 100) == b"turn"
+                with anyio.fail_after(30):
+                    while not got and not service._live[sid].log.history():
+                        await anyio.sleep(0.05)
+                assert not got  # the subscriber is still following the other run
+                await runner.stdin.send(b"go\n")
+        finally:
+            await runner.stdin.aclose()
+            await runner.wait()
+            await runner.aclose()
+    assert got == ["text", "done"]

@@ -31,17 +31,15 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 import anyio
 import anyio.abc
 import anyio.to_thread
 
-from skilldeck.agent.events import DoneEvent, Event, TextDeltaEvent, ToolResultEvent
+from skilldeck.agent.events import Event, ToolResultEvent
 from skilldeck.agent.loop import Agent
 from skilldeck.agent.pending import Pending
 from skilldeck.agent.permissions.gate import RememberingGate
@@ -61,7 +59,8 @@ from skilldeck.service.agents import (
     new_session_agent,
     stored_session_agent,
 )
-from skilldeck.service.eventlog import EventLog, SessionEvent, ends_run
+from skilldeck.service.eventlog import EventLog, SessionEvent
+from skilldeck.service.live import LiveSession, pump, tail
 from skilldeck.service.replies import Answer, Decision, Replies, ReplyPlan, settle
 from skilldeck.service.views import (
     SessionDetail,
@@ -83,21 +82,6 @@ HEARTBEAT_SECONDS = 15.0
 IDLE_SECONDS = 60.0
 #: opens the event stream of one run on its agent
 StreamOpener = Callable[[Agent], AsyncIterator[Event]]
-
-
-@dataclass
-class _Live:
-    """What the service holds in memory for one session it has seen."""
-
-    log: EventLog
-    replies: Replies = field(default_factory=Replies)
-    #: a run is being started or going on here
-    busy: bool = False
-    scope: anyio.CancelScope | None = None
-    agent: Agent | None = None
-    finished: anyio.Event = field(default_factory=anyio.Event)
-    #: when the service last used it (idle logs are dropped after a while)
-    touched: float = field(default_factory=time.monotonic)
 
 
 class SessionService:
@@ -128,7 +112,7 @@ class SessionService:
         )
         self.model = model
         self.permission_mode = permission_mode
-        self._live: dict[str, _Live] = {}
+        self._live: dict[str, LiveSession] = {}
         #: sessions started by this service (their agents may share the registry)
         self._ours: set[str] = set()
         self._store: SessionStore | None = None
@@ -273,8 +257,17 @@ class SessionService:
     ) -> AsyncIterator[SessionEvent]:
         """The session's events numbered above ``after``: its history, then live ones.
         Ends after the ``done`` event of the run going on (at once when none is), or
-        with ``forever`` when the service closes. Raises SessionNotFoundError now."""
-        return self._synced(session_id).log.follow(after, forever=forever)
+        with ``forever`` when the service closes. A run another process is making is
+        followed through the store (turn by turn: no text deltas). Raises
+        SessionNotFoundError now."""
+        live = self._synced(session_id)
+        if not live.busy and not live.tailing:
+            lease = self.store.lease(live.session_id)
+            if lease is not None and lease.blocks():
+                live.tailing = True
+                live.log.begin_run()
+                self._task_group.start_soon(tail, live, self.store)
+        return live.log.follow(after, forever=forever)
 
     def list(self, *, limit: int = 50, status: str | None = None) -> list[SessionSummary]:
         """Sessions, most recently updated first (top-level ones only: not sub-agents')."""
@@ -327,21 +320,21 @@ class SessionService:
         live = self._live.get(record.id)
         return summary_of(record, running_here=live is not None and live.busy)
 
-    def _synced(self, session_id: str) -> _Live:
+    def _synced(self, session_id: str) -> LiveSession:
         """The session's in-memory state, its log caught up with the store (events
         another process wrote since) unless a run is going on here."""
         sid = self.store.resolve(session_id)
         live = self._live.get(sid)
         if live is None:
-            live = self._live[sid] = _Live(EventLog(sid))
+            live = self._live[sid] = LiveSession(EventLog(sid))
         live.touched = time.monotonic()
-        if not live.busy:
-            newer = self.store.events(sid)[live.log.stored :]
+        if not live.busy and not live.tailing:
+            newer = self.store.events(sid, start=live.log.stored)
             if newer:
                 live.log.add_stored(newer)
         return live
 
-    def _claim(self, session_id: str) -> tuple[SessionRecord, _Live]:
+    def _claim(self, session_id: str) -> tuple[SessionRecord, LiveSession]:
         """The session, free to run here: not running here nor in another process."""
         live = self._synced(session_id)
         if live.busy:
@@ -350,7 +343,7 @@ class SessionService:
         refuse_if_running_elsewhere(self.settings, record, self.store)
         return record, live
 
-    def _paused(self, session_id: str) -> tuple[SessionRecord, _Live, Pending]:
+    def _paused(self, session_id: str) -> tuple[SessionRecord, LiveSession, Pending]:
         record, live = self._claim(session_id)
         if not record.pending:  # (a run that crashed while resuming keeps its pending)
             raise SessionError(
@@ -359,7 +352,7 @@ class SessionService:
         return record, live, Pending.from_dict(record.pending)
 
     async def _resume_if_complete(
-        self, record: SessionRecord, live: _Live, pending: Pending
+        self, record: SessionRecord, live: LiveSession, pending: Pending
     ) -> bool:
         if not live.replies.complete(pending):
             return False
@@ -374,7 +367,12 @@ class SessionService:
         return True
 
     def _apply_plan(
-        self, agent: Agent, record: SessionRecord, pending: Pending, plan: ReplyPlan, live: _Live
+        self,
+        agent: Agent,
+        record: SessionRecord,
+        pending: Pending,
+        plan: ReplyPlan,
+        live: LiveSession,
     ) -> None:
         """Settle the replies the loop's one flag cannot carry; remember "always"."""
         if plan.settled:
@@ -397,7 +395,7 @@ class SessionService:
             for call in plan.always:
                 agent.gate.remember(call, ctx)
 
-    async def _begin(self, record: SessionRecord, live: _Live, opener: StreamOpener) -> None:
+    async def _begin(self, record: SessionRecord, live: LiveSession, opener: StreamOpener) -> None:
         """Build the stored session's agent and start a run on it; returns once the run
         has produced its first event (errors before that are raised here)."""
         live.busy, live.finished = True, anyio.Event()
@@ -439,12 +437,12 @@ class SessionService:
             sid = store.created
             assert sid is not None, "the loop stores a new session before its first event"
             self._ours.add(sid)
-            live = self._live[sid] = _Live(EventLog(sid), busy=True)
-            await self._pump(live, agent, stream, first, task_status.started, sid)
+            live = self._live[sid] = LiveSession(EventLog(sid), busy=True)
+            await pump(live, agent, stream, first, lambda: task_status.started(sid), self.store)
 
     async def _drive(
         self,
-        live: _Live,
+        live: LiveSession,
         agent: Agent,
         store: SessionStore,
         opener: StreamOpener,
@@ -455,60 +453,4 @@ class SessionService:
             stack.callback(store.close)
             stream = opener(agent)
             first = await anext(stream)
-            await self._pump(live, agent, stream, first, task_status.started, None)
-
-    async def _pump(
-        self,
-        live: _Live,
-        agent: Agent,
-        stream: AsyncIterator[Event],
-        first: Event,
-        started: Callable[[Any], None],
-        value: Any,
-    ) -> None:
-        """Log the run's events until it ends; then catch up with what the store
-        recorded that the stream did not yield (a cancelled run's ``done``)."""
-        before, logged = live.log.stored, 0
-        live.agent = agent
-        live.log.begin_run()
-        cancelled = False
-        try:
-            with anyio.CancelScope() as scope:
-                live.scope = scope
-                live.log.append(first)
-                logged += not isinstance(first, TextDeltaEvent)
-                started(value)
-                async for event in stream:
-                    live.log.append(event)
-                    logged += not isinstance(event, TextDeltaEvent)
-            cancelled = scope.cancelled_caught
-        except Exception:  # a bug below: the loop recorded ``error``; keep serving
-            log.exception("session %s: the run failed", live.log.session_id)
-        finally:
-            live.scope = None
-            with anyio.CancelScope(shield=True):
-                await _aclose(stream)
-                if cancelled and agent.subagents is not None:
-                    await anyio.to_thread.run_sync(agent.subagents.cancel_all)
-            self._end_run(live, before, logged)
-
-    def _end_run(self, live: _Live, before: int, logged: int) -> None:
-        sid = live.log.session_id
-        recorded = self.store.events(sid)[before:]
-        for event in recorded[logged:]:
-            live.log.append(event)
-        last = live.log.history(live.log.last_seq - 1)
-        if not last or not ends_run(last[-1].event):  # the run's end was not recorded
-            status = self.store.get(sid).status
-            live.log.append_unstored(DoneEvent(session_id=sid, status=status))
-        live.log.end_run(before + len(recorded))
-        live.busy, live.agent = False, None
-        live.replies = Replies()
-        live.finished.set()
-        live.touched = time.monotonic()
-
-
-async def _aclose(stream: AsyncIterator[Event]) -> None:
-    close: Callable[[], Awaitable[None]] | None = getattr(stream, "aclose", None)
-    if close is not None:
-        await close()
+            await pump(live, agent, stream, first, task_status.started, self.store)
