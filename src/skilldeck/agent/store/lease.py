@@ -53,8 +53,13 @@ RUN_ENDING = frozenset({"paused", "completed", "max_turns", "limit", "error", "c
 
 def describe_process() -> str:
     """What this process is, for another process's error message ("skilldeck web")."""
-    argv = [Path(sys.argv[0]).name, *sys.argv[1:2]] if sys.argv and sys.argv[0] else []
-    return " ".join(a for a in argv if a and not a.startswith("-")) or "python"
+    if not sys.argv or not sys.argv[0]:
+        return "python"
+    program = Path(sys.argv[0]).name
+    if program in {"main.py", "__main__.py"} and "skilldeck" in sys.argv[0]:
+        program = "skilldeck"  # python -m skilldeck.cli.main
+    words = [program, *sys.argv[1:2]]
+    return " ".join(w for w in words if w and not w.startswith("-"))
 
 
 @dataclass(frozen=True)
