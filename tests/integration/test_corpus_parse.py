@@ -30,7 +30,7 @@ LENIENT_WARNINGS = {
     "SD111": 2,  # description over 1024 chars
     "SD130": 1,  # metadata not a mapping
     "SD131": 2,  # nested metadata value
-    "SD150": 970,  # unknown fields
+    "SD150": 787,  # unknown fields (`dependencies:`, 183 skills, is a skilldeck field)
     "SD162": 832,  # requires: {mcp: [...]}
 }
 STRICT_VALID = 1525
@@ -42,8 +42,8 @@ STRICT_ERRORS = {
     "SD108": 13,
     "SD111": 2,
     "SD130": 1,
-    "SD150": 970,
-    "SD151": 1495,
+    "SD150": 787,
+    "SD151": 1678,  # 183 more: `dependencies:` is a skilldeck field, not a spec one
     "SD190": 1006,  # flow lists etc. that skills-ref's parser rejects
 }
 

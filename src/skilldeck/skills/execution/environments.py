@@ -45,7 +45,7 @@ from typing import Any, Protocol
 from skilldeck._atomic import atomic_write_text
 from skilldeck.errors import EnvironmentBuildError
 from skilldeck.settings.layers import skilldeck_home
-from skilldeck.skills.model.skill import Skill
+from skilldeck.skills.model.skill import Skill, SkillKind
 
 __all__ = [
     "ENVS_RECORD",
@@ -345,11 +345,14 @@ def build_at_install(staged: _Staged, options: object) -> None:
     """A staged install check (``skills/packaging/hooks.py``): build the environment of
     a skill with requirements at install time, so its first use does not wait. A
     failure never refuses the install: it is a warning, and the skill stays
-    unavailable at use until ``skilldeck skills deps NAME --rebuild`` succeeds.
+    unavailable at use until ``skilldeck skills deps NAME --rebuild`` succeeds. Only
+    script skills: nothing else runs with the environment.
     ``SKILLDECK_ENVS_AT_INSTALL=0`` leaves the build to first use (air-gapped
     machines then build with ``skills deps NAME --offline --find-links DIR``)."""
     if os.environ.get("SKILLDECK_ENVS_AT_INSTALL", "1") == "0":
         return
+    if staged.skill.kind is not SkillKind.SCRIPT:
+        return  # only a script's entry point runs in it; a prompt skill's list informs
     name = staged.skill.name
     try:
         env = Environments(skilldeck_home()).prepare(staged.skill)

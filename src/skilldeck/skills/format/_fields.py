@@ -235,7 +235,11 @@ def requirement_problem(line: str) -> str | None:
 
 
 def as_dependencies(value: Any) -> tuple[dict[str, list[str]], list[str]]:
-    """``dependencies: {python: [...]}`` and the problems found (SD181 warnings)."""
+    """``dependencies: {python: [...]}`` and the problems found (SD181 warnings). A
+    plain list (``dependencies: [chromadb, torch>=2]``, common in published skills)
+    means Python requirements."""
+    if isinstance(value, list):
+        value = {"python": value}
     if not isinstance(value, dict):
         return {}, ["`dependencies` must be a mapping such as {python: [requests>=2]}; ignored"]
     out: dict[str, list[str]] = {}

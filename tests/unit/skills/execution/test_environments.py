@@ -164,3 +164,9 @@ async def test_a_script_imports_its_dependency_with_the_envs_python(
     without = skill_with(tmp_path, "no-env", None)
     failed = await ScriptRunner(settings, environments=envs).run(without, {})
     assert not failed.ok and "ModuleNotFoundError" in (failed.error or "")
+
+
+def test_a_plain_dependencies_list_means_python_requirements(tmp_path: Path) -> None:
+    skill = skill_with(tmp_path, "listed", None, "dependencies: [tinydep, other>=1]\n")
+    assert skill.metadata.dependencies == {"python": ["tinydep", "other>=1"]}
+    assert read_requirements(skill) == ["tinydep", "other>=1"]
