@@ -10,6 +10,7 @@ be pointed at (``skills/routing/hints.py`` builds the routing index on first use
 
 from __future__ import annotations
 
+import re
 import sys
 import warnings
 from collections.abc import Callable
@@ -53,6 +54,7 @@ RANK_K = 20
 #: relevant to the task, in at most this many characters
 COMPACT_RANK_K = 8
 COMPACT_SKILLS_BUDGET = 2000
+_LOCATION = re.compile(r"^<location>.*</location>\n", re.MULTILINE)
 #: characters of a skill body preloaded into a conversation (``--skill``, chat's
 #: ``/skill``): real bodies are far shorter; a 150 MB one must not be stored whole
 BODY_CAP = 256 * 1024
@@ -132,7 +134,11 @@ def compact_skills_block(
     skills = registry.list()
     ranked = registry_ranking(registry, task, k=k)
     chosen = [s for s in skills if s.name in set(ranked)] if ranked else skills
-    return render_available_skills(chosen, budget=budget, ranked=ranked, tools=tools)
+    # without <location> lines: the Skill tool loads by name, and a path costs ~20
+    # tokens a skill (the budget is for what stays)
+    paths = sum(len(str(s.skill_md)) + len("<location></location>\n") for s in chosen)
+    block = render_available_skills(chosen, budget=budget + paths, ranked=ranked, tools=tools)
+    return _LOCATION.sub("", block)
 
 
 def hinter(settings: Settings, registry: SkillRegistry, *, enabled: bool | None) -> Hinter | None:
