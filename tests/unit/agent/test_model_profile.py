@@ -93,6 +93,7 @@ async def test_compact_profile_is_shorter_in_every_part(tmp_path: Path) -> None:
     assert len(system) < len(default_system) / 2
     shown = [name for name, _ in TOPICS if f"<name>{name}</name>" in system]
     assert "csv-cleaner" in shown and len(shown) <= 8
+    assert "<location>" not in system and "<location>" in default_system
     for name, description in tools.items():
         if name in COMPACT_DESCRIPTIONS:
             assert description == COMPACT_DESCRIPTIONS[name]
