@@ -97,9 +97,10 @@ def test_skill_and_tool_content_arrive_only_as_tool_results(world: tuple[Path, P
     results = [m for m in last.messages if isinstance(m, ToolResultMessage)]
     assert [r.name for r in results] == ["Skill", "Read"]
     assert "# Evil" in results[0].content and "data line" in results[1].content
-    # the Skill tool's own description carries the same escaped block
+    # the catalog is sent once: the Skill tool's own description carries no block
     skill_spec = next(t for t in last.tools if t.name == "Skill")
-    assert skill_spec.description.count("</available_skills>") == 1
+    assert "available_skills" not in skill_spec.description
+    assert INJECT not in skill_spec.description
 
 
 def test_preloaded_skill_body_is_wrapped_and_defused(world: tuple[Path, Path]) -> None:
