@@ -264,3 +264,26 @@ async def test_a_subscriber_follows_a_run_another_process_is_making(work: Path) 
             await runner.wait()
             await runner.aclose()
     assert got == ["text", "done"]
+
+
+async def test_leaving_the_service_stops_following_another_processs_run(work: Path) -> None:
+    async with SessionService(cwd=work) as service:
+        sid = service.store.create(model="m", agent="main", cwd=work, task="t").id
+        service.store.set_status(sid, "paused")
+    runner = await anyio.open_process(
+        [sys.executable, "-c", RUNNER, str(service.settings.sessions_db), sid]
+    )
+    assert runner.stdout is not None and runner.stdin is not None
+    try:
+        lines = BufferedByteReceiveStream(runner.stdout)
+        assert await lines.receive_until(b"\n", 100) == b"held"
+        with anyio.fail_after(60):  # the service does not wait for the other run
+            async with SessionService(cwd=work) as service:
+                followed = service.subscribe(sid)  # follows the other run...
+                assert service._live[sid].tailing
+        # ...until the service closed (the other process still runs the session)
+        assert [i.event.type async for i in followed] == []
+    finally:
+        await runner.stdin.aclose()
+        await runner.wait()
+        await runner.aclose()

@@ -37,6 +37,7 @@ from types import TracebackType
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 import anyio.to_thread
 
 from skilldeck.agent.events import Event, ToolResultEvent
@@ -134,13 +135,16 @@ class SessionService:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> bool | None:
-        """Cancels every run still going on (each is stored ``cancelled``, resumable)."""
+        """Cancels every run still going on (each is stored ``cancelled``, resumable)
+        and stops following other processes' runs."""
         self._heartbeat.cancel()
         for live in self._live.values():
             if live.scope is not None:
                 live.scope.cancel()
         try:
             assert self._tg is not None
+            await anyio.lowlevel.checkpoint()  # the runs record their cancellation
+            self._tg.cancel_scope.cancel()  # then the rest: tails of other processes
             return await self._tg.__aexit__(exc_type, exc, tb)
         finally:
             for live in self._live.values():
