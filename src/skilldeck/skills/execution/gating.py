@@ -161,12 +161,17 @@ def _declares_needs(skill: Skill) -> bool:
     for skills that set a gating field: ``may_be_gated`` is free on a snapshot skill)."""
     if not skill.may_be_gated():
         return False
-    meta = skill.metadata
-    return bool(meta.credentials or meta.dependencies)
+    fields = skill.field_values()  # the stored values: no model built for a listing
+    runs = skill.kind is not SkillKind.PROMPT
+    return bool(fields.get("credentials") or (runs and fields.get("dependencies")))
 
 
 def _environment_reason(skill: Skill) -> str | None:
-    if not _declares_needs(skill) or not skill.metadata.dependencies:
+    """Only script and code skills run anything with an environment: a prompt skill's
+    ``dependencies`` list (183 skills of the corpus) informs its reader, never gates."""
+    if skill.kind is SkillKind.PROMPT or not _declares_needs(skill):
+        return None
+    if not skill.field_values().get("dependencies"):
         return None
     if skill.kind is SkillKind.CODE:
         return (
@@ -177,7 +182,7 @@ def _environment_reason(skill: Skill) -> str | None:
 
 
 def _credentials_reason(skill: Skill, store: SecretStore | None) -> str | None:
-    if not _declares_needs(skill) or not skill.metadata.credentials:
+    if not _declares_needs(skill) or not skill.field_values().get("credentials"):
         return None
     missing = missing_credentials(skill, store or secret_store())
     if not missing:
