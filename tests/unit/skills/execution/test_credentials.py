@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
+from skilldeck.agent.dispatch import redact_result
 from skilldeck.config import SandboxSettings, Settings
 from skilldeck.errors import SkillExecutionError
+from skilldeck.sandbox import bwrap_argv
 from skilldeck.skills.execution import (
     ScriptRunner,
     SecretStore,
@@ -23,8 +25,10 @@ from skilldeck.skills.execution import (
 )
 from skilldeck.skills.format import load_skill, validate_path
 from skilldeck.skills.model.skill import Skill
+from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import ToolContext
 from skilldeck.tools.bash import BashTool
+from skilldeck.tools.skill_tool import SkillTool
 
 pytestmark = pytest.mark.anyio
 
@@ -173,11 +177,52 @@ async def test_bash_gets_credentials_only_inside_a_call_its_skill_started(
 
 
 def test_the_sandbox_hides_the_file_store(skilldeck_home: Path, store: SecretStore) -> None:
-    from skilldeck.sandbox import bwrap_argv
-
     argv = bwrap_argv("bwrap", ["true"], workspace=None, scratch=None, network=False)
     assert "--tmpfs" in argv and str(skilldeck_home / "secrets") not in argv  # none yet
     store.set("GITHUB_TOKEN", TOKEN)
     argv = bwrap_argv("bwrap", ["true"], workspace=None, scratch=None, network=False)
     hidden = str((skilldeck_home / "secrets").resolve())
     assert argv[argv.index(hidden) - 1] == "--tmpfs"
+
+
+CODE_SKILL = """
+import os
+from skilldeck.skills.code.codeskill import CodeSkill, SkillResult
+
+class UsesToken(CodeSkill):
+    async def execute(self, ctx):
+        r = await ctx.tools.call("Bash", {"command": 'echo "bash=$GITHUB_TOKEN"'})
+        child = os.environ.get("GITHUB_TOKEN")
+        return SkillResult(success=True, output=f"child={child} {r.content}")
+"""
+
+
+async def test_a_code_skills_child_and_its_bash_calls_get_its_credentials(
+    tmp_path: Path, settings: Settings, store: SecretStore
+) -> None:
+    store.set("GITHUB_TOKEN", TOKEN)
+    folder = tmp_path / "coded"
+    folder.mkdir()
+    (folder / "skill.py").write_text(CODE_SKILL, encoding="utf-8")
+    (folder / "SKILL.md").write_text(
+        "---\nname: coded\ndescription: a code skill with a token\n" + GH + "---\nb\n",
+        encoding="utf-8",
+    )
+    skill, _ = load_skill(folder)
+    assert skill is not None and skill.kind.value == "code"
+    registry = SkillRegistry(settings)
+    registry.register(skill)
+
+    async def allow(tool: str, tool_input: dict[str, Any]) -> str | None:
+        return None
+
+    ctx = ToolContext(
+        session_id="s",
+        workspace=settings.workspace.resolve(),
+        settings=settings,
+        services={"permission_check": allow},
+    )
+    result = await SkillTool(registry).call({"skill": "coded", "args": {}}, ctx)
+    assert f"child={TOKEN} bash={TOKEN}" in result.content, result.content
+    shown = redact_result(result).content  # what the dispatcher passes on
+    assert TOKEN not in shown and "bash=[secret GITHUB_TOKEN]" in shown
