@@ -118,18 +118,12 @@ def take_or_check_lease(
         raise SessionBusyError(lease.message(), owner=lease.owner)
     if status in RUN_ENDING:
         db.execute("DELETE FROM leases WHERE session_id = ?", (session_id,))
-    elif status == "running" or (lease is not None and lease.is_ours()):
-        mine = lease is not None and lease.is_ours()
+    elif lease is not None and lease.is_ours():  # a turn of our run: the heartbeat
+        db.execute("UPDATE leases SET heartbeat = ? WHERE session_id = ?", (now, session_id))
+    elif status == "running":  # free, or held by a process that is gone: ours now
         db.execute(
             "INSERT OR REPLACE INTO leases VALUES (?,?,?,?,?,?)",
-            (
-                session_id,
-                os.getpid(),
-                socket.gethostname(),
-                lease.owner if mine and lease else owner,
-                lease.acquired if mine and lease else now,
-                now,
-            ),
+            (session_id, os.getpid(), socket.gethostname(), owner, now, now),
         )
 
 
