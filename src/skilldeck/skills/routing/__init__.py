@@ -1,5 +1,6 @@
 """Which skill fits a request: tokeniser, word lists, the BM25F index and its cache,
-optional embeddings, per-turn hints; trigger evals (``skilldeck skills eval``) and
+optional embeddings, per-turn hints, a numpy-free ranking from the cached index
+(one-shot CLI runs); trigger evals (``skilldeck skills eval``) and
 what a new skill would cost the catalog (``--coexist``).
 
 Other packages import these names from here; the modules behind them are this
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from skilldeck._moved import load_attribute
 
 if TYPE_CHECKING:
+    from skilldeck.skills.routing._warm import warm_rank
     from skilldeck.skills.routing.coexist import BlockFit, Coexistence, block_fit, coexistence
     from skilldeck.skills.routing.evals import (
         EVAL_FILES,
@@ -86,6 +88,7 @@ _HOME: dict[str, str] = {
     "registry_matches": "hints",
     "registry_ranking": "hints",
     "skill_hint": "hints",
+    "warm_rank": "_warm",
 }
 
 __all__ = [
@@ -121,6 +124,7 @@ __all__ = [
     "skill_hint",
     "split_fused_names",
     "stem",
+    "warm_rank",
 ]
 
 

@@ -15,14 +15,13 @@ per query word on thousands of skills. The arrays round-trip through one ``.npz`
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import math
 from array import array
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,53 +29,16 @@ import numpy as np
 import numpy.typing as npt
 
 from skilldeck._atomic import atomic_write_bytes
+from skilldeck.skills.routing._basics import FORMAT_VERSION, BM25FParams
+
+__all__ = ["F32", "FIELDS", "FORMAT_VERSION", "BM25FIndex", "BM25FParams"]
 
 FIELDS: tuple[str, ...] = ("name", "description", "when_to_use", "tags", "body")
-#: bump when the on-disk layout or the tokenisation changes
-FORMAT_VERSION = 3
 _MAX_TOKEN_LEN = 48
 
 F32 = npt.NDArray[np.float32]
 I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
-
-
-@dataclass(frozen=True)
-class BM25FParams:
-    """Field weights, per-field length normalisation ``b`` and the saturation ``k1``.
-
-    Defaults were tuned on the development split of ``bench/routing`` (see
-    docs/routing.md); ``body_chars`` bounds how much of each body is indexed.
-    """
-
-    k1: float = 2.5
-    weights: Mapping[str, float] = field(
-        default_factory=lambda: {
-            "name": 3.0,
-            "description": 2.0,
-            "when_to_use": 1.5,
-            "tags": 1.5,
-            "body": 0.6,
-        }
-    )
-    b: Mapping[str, float] = field(
-        default_factory=lambda: {
-            "name": 0.3,
-            "description": 0.5,
-            "when_to_use": 0.5,
-            "tags": 0.3,
-            "body": 0.9,
-        }
-    )
-    body_chars: int = 20_000
-
-    def key(self) -> str:
-        """A short stable hash of the parameters (part of the cache key)."""
-        blob = json.dumps(
-            [FORMAT_VERSION, self.k1, dict(self.weights), dict(self.b), self.body_chars],
-            sort_keys=True,
-        )
-        return hashlib.sha256(blob.encode()).hexdigest()[:12]
 
 
 @dataclass

@@ -2,12 +2,11 @@
 
 Kept apart from :mod:`.match` (ranking) because it is the only part that reads skill
 bodies: a warm process loads the cached arrays and never calls anything here except
-:func:`cache_key` and :func:`load_or_build`'s cache-hit path.
+:func:`load_or_build`'s cache-hit path.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections import Counter
 from collections.abc import Sequence
@@ -15,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck.skills.model.skill import Skill
-from skilldeck.skills.routing._bm25f import BM25FIndex, BM25FParams
+from skilldeck.skills.routing._basics import BM25FParams
+from skilldeck.skills.routing._basics import identity as skill_identity
+from skilldeck.skills.routing._bm25f import BM25FIndex
 from skilldeck.skills.routing.tokenize import stem, tokenize
 
 log = logging.getLogger("skilldeck.skills.routing.match")
@@ -95,20 +96,9 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def cache_key(fingerprint: str, params: BM25FParams, skills: Sequence[Skill]) -> str:
-    h = hashlib.sha256(f"{fingerprint}\0{params.key()}\0".encode())
-    for skill in skills:
-        h.update(f"{skill.name}\0{skill.folder}\n".encode())
-    return h.hexdigest()[:24]
-
-
-def _identity(skills: Sequence[Skill]) -> list[str]:
-    return [f"{s.name}\0{s.folder}" for s in skills]
-
-
 def load_or_build(skills: list[Skill], params: BM25FParams, path: Path | None) -> BM25FIndex:
     """Load the cached index at ``path`` if it indexes exactly ``skills``; else build."""
-    identity = _identity(skills)
+    identity = skill_identity(skills)
     if path is not None and path.is_file():
         try:
             index, meta = BM25FIndex.load(path)

@@ -30,7 +30,6 @@ import io
 import logging
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 from weakref import WeakKeyDictionary
@@ -40,11 +39,18 @@ import numpy as np
 from skilldeck._atomic import atomic_write_bytes
 from skilldeck.errors import SkilldeckError
 from skilldeck.skills.model.skill import Skill, SkillKind
-from skilldeck.skills.routing._bm25f import F32, BM25FIndex, BM25FParams
+from skilldeck.skills.routing._basics import (
+    MIN_CEILING,
+    BM25FParams,
+    Match,
+    cache_key,
+    identity,
+    index_path,
+)
+from skilldeck.skills.routing._bm25f import F32, BM25FIndex
 from skilldeck.skills.routing._embeddings import Embedder, load_embedder, reciprocal_rank_fusion
 from skilldeck.skills.routing._lexicon import looks_foreign, tokenize_query
 from skilldeck.skills.routing._match_index import (
-    cache_key,
     embedding_text,
     load_or_build,
     skill_fields,
@@ -70,22 +76,10 @@ log = logging.getLogger(__name__)
 
 #: how strongly a code skill's own can_handle() score lifts its ranking score
 CAN_HANDLE_WEIGHT = 0.5
-#: floor of a query's score ceiling, in idf units (about two rare words): a query of
-#: one or two ordinary words cannot reach a confident normalised score
-MIN_CEILING = 10.0
 _MEMO_SIZE = 8
 _INDEX_MEMO: OrderedDict[str, BM25FIndex] = OrderedDict()
 #: registry → ((fingerprint, embedder id), matcher): the matcher of its current state
 _MATCHER_MEMO: WeakKeyDictionary[Any, tuple[tuple[str, int], SkillMatcher]] = WeakKeyDictionary()
-
-
-@dataclass(frozen=True)
-class Match:
-    """One ranked skill; ``score`` is normalised to [0, 1] (see module docs)."""
-
-    name: str
-    score: float
-    skill: Skill
 
 
 class RegistryLike(Protocol):
@@ -172,8 +166,8 @@ class SkillMatcher:
     def _build_for_registry(cls, registry: RegistryLike, embedder: Embedder | None) -> SkillMatcher:
         skills = registry.list()
         params = BM25FParams()
-        key = cache_key(registry.fingerprint, params, skills)
-        path = Path(registry.settings.cache_dir) / "routing" / f"bm25f-{key}.npz"
+        key = cache_key(registry.fingerprint, params, identity(skills))
+        path = index_path(registry.settings.cache_dir, key)
         index = _INDEX_MEMO.get(key)
         if index is None:
             index = load_or_build(skills, params, path)
@@ -276,12 +270,10 @@ def rank_for_disclosure(matcher: SkillMatcher, task: str, *, k: int | None = Non
 
 
 def _top(scores: F32, k: int) -> list[int]:
-    """Indices of the ``k`` highest positive scores, best first (ties: lower index)."""
+    """Indices of the ``k`` highest positive scores, best first (ties: lower index,
+    also at the k-th place: :mod:`._warm` ranks the same way without numpy)."""
     positive = np.flatnonzero(scores > 0)
-    if len(positive) > k:
-        part = np.argpartition(-scores[positive], k - 1)[:k]
-        positive = positive[part]
-    order = np.lexsort((positive, -scores[positive]))
+    order = np.lexsort((positive, -scores[positive]))[:k]
     return [int(i) for i in positive[order]]
 
 

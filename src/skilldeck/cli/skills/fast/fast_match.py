@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from skilldeck.cli.skills.fast.fastio import fail_line, guarded, print_json, wants_typer
 from skilldeck.cli.skills.fast.fastpath import fast_registry, root_problem
-from skilldeck.skills.routing import SkillMatcher
+from skilldeck.skills import routing
 
 if TYPE_CHECKING:
     from skilldeck.skills.registry import SkillRegistry
@@ -88,8 +88,12 @@ def _parse(args: list[str]) -> tuple[str, int, list[Path], bool, bool] | None:
 
 
 def ranked_rows(registry: SkillRegistry, query: str, top: int) -> tuple[list[Row], list[str]]:
-    """The ``top`` best skills for ``query`` as printed rows, and their descriptions."""
-    matches = SkillMatcher.for_registry(registry).rank(query, k=top)
+    """The ``top`` best skills for ``query`` as printed rows, and their descriptions:
+    from the cached index without numpy when it can, else from the matcher (which
+    builds the cache; the two rank alike)."""
+    matches = routing.warm_rank(registry, query, k=top)
+    if matches is None:  # the facade imports the matcher (and numpy) only here
+        matches = routing.SkillMatcher.for_registry(registry).rank(query, k=top)
     rows: list[Row] = [
         {"name": m.name, "path": str(m.skill.folder), "score": round(m.score, 4)} for m in matches
     ]

@@ -1,0 +1,179 @@
+"""Ranking from the cached index without numpy, for one-shot processes.
+
+``skilldeck skills match`` on a warm cache ranks once and exits; importing numpy
+(~100 ms of CPU) and decoding the whole index into arrays and a vocabulary dict
+cost more than the rest of the command (``python -m bench startup``, row
+``match (warm)``: goal at most twice ``agentskills validate``). So
+:func:`warm_rank` reads the ``.npz`` written by :meth:`._bm25f.BM25FIndex.save`
+with ``zipfile`` and ``memoryview``, looks the query's words up in the vocabulary
+blob without building a dict, and adds the postings in float32 exactly as numpy
+does (each sum and the final division rounded to float32 through ``array("f")``),
+so the ranking and the printed scores are those of :class:`.match.SkillMatcher`;
+tests compare the two.
+
+It declines (returns None, and the caller uses the matcher) whenever the matcher
+would do more than BM25F: embeddings on, a code skill's ``can_handle`` in the
+catalog, no usable cache file yet.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import logging
+import math
+import re
+import sys
+import zipfile
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from skilldeck.skills.model.skill import Skill, SkillKind
+from skilldeck.skills.routing._basics import (
+    MIN_CEILING,
+    BM25FParams,
+    Match,
+    cache_key,
+    identity,
+    index_path,
+)
+from skilldeck.skills.routing._lexicon import tokenize_query
+
+if TYPE_CHECKING:
+    from skilldeck.config import Settings
+
+__all__ = ["WarmIndex", "warm_rank"]
+
+log = logging.getLogger(__name__)
+
+#: numpy dtype (little-endian) → memoryview format of the integer arrays
+_INT_FORMATS: dict[str, Literal["i", "q", "B"]] = {"<i4": "i", "<i8": "q", "|u1": "B"}
+_HEADER = re.compile(rb"'descr': '([<|][a-z]\d)', 'fortran_order': False, 'shape': \((\d+),\)")
+
+
+class _Registry(Protocol):
+    settings: Settings
+
+    @property
+    def fingerprint(self) -> str: ...
+
+    def list(self, *, include_disabled: bool = False) -> list[Skill]: ...
+
+
+def warm_rank(registry: _Registry, query: str, *, k: int) -> list[Match] | None:
+    """The ``k`` best enabled skills for ``query`` from the cached index, as
+    :meth:`.match.SkillMatcher.rank` ranks them; None when only the matcher can."""
+    settings = registry.settings
+    if settings.skills.match_embeddings:
+        return None
+    skills = registry.list()
+    if k <= 0 or not skills:
+        return []
+    if any(s.kind is SkillKind.CODE for s in skills):
+        return None
+    params = BM25FParams()
+    rows = identity(skills)
+    path = index_path(settings.cache_dir, cache_key(registry.fingerprint, params, rows))
+    index = WarmIndex.read(path, rows, params)
+    if index is None:
+        return None
+    scores = index.positive_scores(tokenize_query(query))
+    return [Match(skills[i].name, scores[i], skills[i]) for i in _top(scores, k)]
+
+
+@dataclass(frozen=True)
+class WarmIndex:
+    """The arrays of a cached BM25F index as views of the file's bytes."""
+
+    framed_vocab: bytes
+    idf: memoryview[Any]
+    indptr: memoryview[Any]
+    docs: memoryview[Any]
+    weights: memoryview[Any]
+    n_docs: int
+
+    @classmethod
+    def read(cls, path: Path, skill_identity: list[str], params: BM25FParams) -> WarmIndex | None:
+        """The index at ``path`` if it indexes exactly the skills of ``skill_identity``
+        (:func:`._basics.identity`) with ``params``; None when it is missing or
+        unusable (the matcher rebuilds it)."""
+        if sys.byteorder != "little":
+            return None
+        try:
+            with zipfile.ZipFile(path) as archive:
+                arrays = {n.removesuffix(".npy"): _npy(archive.read(n)) for n in archive.namelist()}
+            meta = json.loads(arrays["meta"].tobytes())
+            if meta.get("params") != params.key() or meta.get("skills") != skill_identity:
+                return None
+            index = cls(
+                b"\n" + arrays["vocab"].tobytes() + b"\n",
+                arrays["idf"],
+                arrays["indptr"],
+                arrays["docs"],
+                arrays["weights"],
+                arrays["n_docs"][0],
+            )
+        except (OSError, ValueError, KeyError, IndexError, zipfile.BadZipFile) as e:
+            log.info("routing cache %s not readable here: %s", path, e)
+            return None
+        return index if index.n_docs == len(skill_identity) else None
+
+    def term_id(self, token: str) -> int | None:
+        """The vocabulary row of ``token``: the terms are stored newline-separated in
+        row order, so the row is the count of newlines before the match."""
+        if not token:
+            return None
+        at = self.framed_vocab.find(b"\n" + token.encode() + b"\n")
+        return None if at < 0 else self.framed_vocab.count(b"\n", 0, at)
+
+    def positive_scores(self, tokens: Sequence[str]) -> dict[int, float]:
+        """Row → score of the skills scoring above 0, as :meth:`.match.SkillMatcher.scores`
+        computes them without code skills: BM25F divided by the ceiling, each sum and
+        the division rounded to float32 as numpy's float32 arrays round them."""
+        sums = array("f", bytes(4 * self.n_docs))
+        touched: set[int] = set()
+        ceiling = 0.0
+        unseen_idf = math.log1p((self.n_docs - 0.5) / 1.5) if self.n_docs else 1.0
+        for token in dict.fromkeys(tokens):
+            tid = self.term_id(token)
+            if tid is None:
+                ceiling += unseen_idf
+                continue
+            ceiling += self.idf[tid]
+            start, end = self.indptr[tid], self.indptr[tid + 1]
+            docs = self.docs[start:end]
+            for doc, weight in zip(docs, self.weights[start:end], strict=True):
+                sums[doc] += weight
+            touched.update(docs)
+        divisor = array("f", [max(ceiling, MIN_CEILING)])[0]
+        rows = sorted(touched)
+        scores = array("f", [min(sums[row] / divisor, 1.0) for row in rows])
+        return {row: score for row, score in zip(rows, scores, strict=True) if score > 0}
+
+
+def _npy(blob: bytes) -> memoryview[Any]:
+    """The data of one ``.npy`` file (a 1-D little-endian array) as a typed view."""
+    if blob[:6] != b"\x93NUMPY":
+        raise ValueError("not an .npy array")
+    size_bytes = 2 if blob[6] == 1 else 4
+    start = 8 + size_bytes
+    header_len = int.from_bytes(blob[8:start], "little")
+    found = _HEADER.search(blob[start : start + header_len])
+    if found is None:
+        raise ValueError("unexpected .npy header")
+    dtype = found.group(1).decode()
+    if dtype != "<f4" and dtype not in _INT_FORMATS:
+        raise ValueError(f"unexpected dtype {dtype!r}")
+    data = memoryview(blob)[start + header_len :]
+    view: memoryview[Any] = data.cast("f") if dtype == "<f4" else data.cast(_INT_FORMATS[dtype])
+    if len(view) != int(found.group(2)):
+        raise ValueError("truncated .npy array")
+    return view
+
+
+def _top(scores: dict[int, float], k: int) -> list[int]:
+    """As :func:`.match._top`: the ``k`` highest positive scores, ties by lower index."""
+    return [i for _, i in heapq.nsmallest(k, ((-s, i) for i, s in scores.items()))]
