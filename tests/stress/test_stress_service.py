@@ -69,8 +69,9 @@ async def test_many_sessions_pause_resume_and_stay_isolated(tmp_path: Path) -> N
             seqs = [i.seq for i in seen[tag]]
             if got != stored or seqs != sorted(set(seqs)):
                 problems.append(f"{tag}: saw {got}, stored {stored}")
-            if [i.event.type for i in late[tag]] != stored:
-                problems.append(f"{tag}: a late subscriber saw {[i.event.type for i in late[tag]]}")
+            later = [i.event.type for i in late[tag] if not isinstance(i.event, TextDeltaEvent)]
+            if later != stored:  # (the latest run's deltas stay for it: not compared)
+                problems.append(f"{tag}: a late subscriber saw {later}")
             text = " ".join(i.event.model_dump_json() for i in seen[tag])
             foreign = [t for t in sids if t != tag and t in text]
             if foreign or service.store.get(sid).status != "completed":
