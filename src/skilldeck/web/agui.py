@@ -14,6 +14,11 @@ The mapping (issue 18):
   ``SUBAGENT_FINISHED`` (or ``SUBAGENT_ERROR``), tied to the parent's ``Task`` call;
   everything a sub-agent emits carries its ``subagentRunId`` (its task id), and its own
   ``done`` is a ``CUSTOM`` event: a sub-agent's end never ends the parent's run;
+  a grand-child reaches us re-tagged with its parent's task id (the sub-agent layer
+  forwards a child's events under its own id), so a foreground one gets a run id of
+  its own here (``<parent id>/<n>``), nested under its parent's ``Task`` call, and the
+  events tagged with the parent's id between its start and its end are its own (the
+  parent waits on its ``Task`` call meanwhile);
 - the run's ``done`` → ``RUN_FINISHED`` (success, cancelled, or an *interrupt* outcome
   built from the pending tool calls when the run paused) or ``RUN_ERROR``;
 - every other skilldeck event → ``CUSTOM`` named ``skilldeck.<type>``.
@@ -105,7 +110,10 @@ class AguiMapper:
     _open_text: dict[str | None, str] = field(default_factory=dict)
     _last_message: dict[str | None, str] = field(default_factory=dict)
     _calls: dict[str, _Call] = field(default_factory=dict)
-    _unanswered_tasks: list[str] = field(default_factory=list)
+    #: per scope (None: the run itself), the Task calls whose sub-agent has not started
+    _unanswered_tasks: dict[str | None, list[str]] = field(default_factory=dict)
+    #: per re-tagged task id, the open foreground grand-children (innermost last)
+    _nested: dict[str, list[str]] = field(default_factory=dict)
     _permission_reasons: dict[str, str] = field(default_factory=dict)
     _usage: dict[str, TokenUsage] = field(default_factory=dict)
     _model: str = ""
@@ -150,7 +158,10 @@ class AguiMapper:
     # ---- handlers ---------------------------------------------------------------
 
     def _scope(self, event: Event) -> str | None:
-        return event.task_id if event.is_sub_agent else None
+        if not event.is_sub_agent:
+            return None
+        nested = self._nested.get(event.task_id or "")
+        return nested[-1] if nested else event.task_id
 
     def _new_id(self, prefix: str) -> str:
         self._counter += 1
@@ -216,8 +227,8 @@ class AguiMapper:
         scope = self._scope(event)
         out = self._close_text(scope)
         self._calls[event.id] = _Call(event.name, dict(event.input), scope)
-        if event.name in TASK_TOOLS and scope is None:
-            self._unanswered_tasks.append(event.id)
+        if event.name in TASK_TOOLS:
+            self._unanswered_tasks.setdefault(scope, []).append(event.id)
         now = self.clock()
         out += [
             ToolCallStartEvent(
@@ -240,8 +251,9 @@ class AguiMapper:
     def _tool_result(self, event: ToolResultEvent) -> list[BaseEvent]:
         scope = self._scope(event)
         call = self._calls.pop(event.id, None)
-        if event.id in self._unanswered_tasks:
-            self._unanswered_tasks.remove(event.id)
+        waiting = self._unanswered_tasks.get(scope, [])
+        if event.id in waiting:
+            waiting.remove(event.id)
         out: list[BaseEvent] = [
             ToolCallResultEvent(
                 message_id=f"result-{event.id}",
@@ -264,12 +276,20 @@ class AguiMapper:
         return out
 
     def _subagent_start(self, event: SubagentStartEvent) -> list[BaseEvent] | None:
-        if event.is_sub_agent or not event.task_id:
-            return None  # a grand-child, re-tagged by its parent: kept as CUSTOM
-        parent_call = self._unanswered_tasks.pop(0) if self._unanswered_tasks else None
+        if not event.task_id:
+            return None
+        scope = self._scope(event)
+        waiting = self._unanswered_tasks.get(scope, [])
+        parent_call = waiting.pop(0) if waiting else None
+        run_id = event.task_id
+        if event.is_sub_agent:  # a grand-child, re-tagged with its parent's task id
+            self._counter += 1
+            run_id = f"{scope}/{self._counter}"
+            if not event.background:
+                self._nested.setdefault(event.task_id, []).append(run_id)
         return [
             SubagentStartedEvent(
-                subagent_run_id=event.task_id,
+                subagent_run_id=run_id,
                 name=event.subagent_type,
                 description=event.description or None,
                 parent_tool_call_id=parent_call,
@@ -279,14 +299,20 @@ class AguiMapper:
         ]
 
     def _subagent_end(self, event: SubagentEndEvent) -> list[BaseEvent] | None:
-        if event.is_sub_agent or not event.task_id:
+        if not event.task_id:
             return None
-        out = self._close_text(event.task_id)
+        run_id: str = event.task_id
+        if event.is_sub_agent:  # a grand-child's end: the innermost open one
+            nested = self._nested.get(event.task_id)
+            if not nested:
+                return None  # a background grand-child's: kept as CUSTOM
+            run_id = nested.pop()
+        out = self._close_text(run_id)
         meta = {META: {"status": event.status, "subagentType": event.subagent_type}}
         if event.status == "completed":
             out.append(
                 SubagentFinishedEvent(
-                    subagent_run_id=event.task_id,
+                    subagent_run_id=run_id,
                     result=event.result,
                     outcome=SubagentFinishedSuccessOutcome(),
                     metadata=meta,
@@ -296,7 +322,7 @@ class AguiMapper:
         else:
             out.append(
                 SubagentErrorEvent(
-                    subagent_run_id=event.task_id,
+                    subagent_run_id=run_id,
                     message=event.result or f"the sub-agent ended: {event.status}",
                     code=event.status,
                     metadata=meta,

@@ -147,6 +147,47 @@ def test_subagent_events_are_tagged_and_its_end_never_ends_the_run() -> None:
     assert next(d for d in out if d["type"] == "SUBAGENT_FINISHED")["result"] == "r"
 
 
+def test_a_grand_child_is_its_own_sub_agent_nested_under_its_parents_task_call() -> None:
+    # the sub-agent layer forwards a grand-child's events re-tagged with its parent's id
+    child = {"is_sub_agent": True, "task_id": "task_1"}
+    out = run(
+        [
+            ToolCallEvent(id="call-task", name="Task", input={"prompt": "p"}),
+            SubagentStartEvent(task_id="task_1", subagent_type="general-purpose"),
+            ToolCallEvent(id="inner-task", name="Task", input={"prompt": "q"}, **child),
+            SubagentStartEvent(subagent_type="explore", description="dig", **child),
+            ToolCallEvent(id="grand-read", name="Read", input={"file_path": "x"}, **child),
+            TextEvent(text="grand-child says", **child),
+            SubagentEndEvent(subagent_type="explore", status="completed", result="g", **child),
+            ToolResultEvent(id="inner-task", name="Task", is_error=False, content="g", **child),
+            TextEvent(text="child says", **child),
+            SubagentEndEvent(task_id="task_1", subagent_type="general-purpose", status="completed"),
+            ToolResultEvent(id="call-task", name="Task", is_error=False, content="c"),
+        ]
+    )
+    started = [d for d in out if d["type"] == "SUBAGENT_STARTED"]
+    assert [d["name"] for d in started] == ["general-purpose", "explore"]
+    grand = started[1]
+    assert grand["subagentRunId"] not in ("task_1", None)
+    assert grand["parentToolCallId"] == "inner-task"
+    assert "CUSTOM" not in types([d for d in out if d.get("name") == "skilldeck.subagent_start"])
+
+    def scope_of(kind: str, key: str, value: str) -> str | None:
+        return next(d for d in out if d["type"] == kind and d.get(key) == value).get(
+            "subagentRunId"
+        )
+
+    assert scope_of("TOOL_CALL_START", "toolCallId", "grand-read") == grand["subagentRunId"]
+    assert scope_of("TOOL_CALL_START", "toolCallId", "inner-task") == "task_1"
+    assert scope_of("TOOL_CALL_RESULT", "toolCallId", "inner-task") == "task_1"
+    texts = {
+        d["delta"]: d.get("subagentRunId") for d in out if d["type"] == "TEXT_MESSAGE_CONTENT"
+    }
+    assert texts == {"grand-child says": grand["subagentRunId"], "child says": "task_1"}
+    finished = [d["subagentRunId"] for d in out if d["type"] == "SUBAGENT_FINISHED"]
+    assert finished == [grand["subagentRunId"], "task_1"]
+
+
 def test_a_failed_subagent_is_a_subagent_error() -> None:
     out = run(
         [
