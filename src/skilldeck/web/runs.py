@@ -14,7 +14,12 @@ that session, so its later runs (a resume, the next message) reach the same sess
 
 :func:`attach_events` serves a page (re)opening a session: the stored history, with
 the user's messages put back between the runs, then the live events of a run going
-on, then — when the session is paused — the interrupts it waits on.
+on, then — when the session is paused — the interrupts it waits on. The event log
+holds no user messages, so each stored user message is placed by its *anchor*: the
+message stored just before it (the tool calls or text of an assistant message, a tool
+result — each also an event of the log — or the user message before it). It opens the
+first run that begins after the run its anchor is in: exact whatever runs ended in
+between (an error, a pause, a resume without a new message).
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from ag_ui.core import (
     TextMessageStartEvent,
 )
 
-from skilldeck.agent.events import DoneEvent
+from skilldeck.agent.events import DoneEvent, TextEvent, ToolCallEvent, ToolResultEvent
 from skilldeck.errors import SessionError, SessionNotFoundError, SkilldeckError
 from skilldeck.service import SessionService
 from skilldeck.web.agui import AguiMapper
@@ -177,8 +182,7 @@ async def attach_events(service: SessionService, session_id: str) -> AsyncIterat
     of a run going on, then the interrupts of a paused session as a last short run."""
     detail = service.show(session_id)
     sid = detail.summary.id
-    users = [str(m.get("text", "")) for m in detail.messages if m.get("role") == "user"]
-    replay = _Replay(sid, users)
+    replay = _Replay(sid, _anchored_users(detail.messages))
     async for item in service.subscribe(sid):
         for out in replay.feed(item.seq, item.event):
             yield out
@@ -193,27 +197,79 @@ async def attach_events(service: SessionService, session_id: str) -> AsyncIterat
             yield out
 
 
+@dataclass(frozen=True)
+class _UserMessage:
+    text: str
+    #: what the message stored before it was: ("calls", ids), ("tool", id), ("text",
+    #: text), ("user", index of that user message), or ("start", "") for the first one
+    anchor: tuple[str, Any]
+
+
+def _anchored_users(messages: Sequence[dict[str, Any]]) -> list[_UserMessage]:
+    users: list[_UserMessage] = []
+    anchor: tuple[str, Any] = ("start", "")
+    for message in messages:
+        role = message.get("role")
+        if role == "user":
+            users.append(_UserMessage(str(message.get("text", "")), anchor))
+            anchor = ("user", len(users) - 1)
+        elif role == "tool":
+            anchor = ("tool", str(message.get("tool_call_id", "")))
+        elif role == "assistant":
+            ids = frozenset(str(c.get("id", "")) for c in message.get("tool_calls") or [])
+            anchor = ("calls", ids) if ids else ("text", str(message.get("text", "")))
+    return users
+
+
 @dataclass
 class _Replay:
     session_id: str
-    users: list[str]
+    users: list[_UserMessage]
     mapper: AguiMapper | None = None
     next_user: int = 0
-    want_user: bool = True
+    #: the number of the run being replayed (0: none yet)
+    run: int = 0
+    #: anchors seen, with the run each was seen in
+    seen: dict[tuple[str, Any], int] = field(default_factory=lambda: {("start", ""): 0})
 
     def feed(self, seq: int, event: Any) -> list[BaseEvent]:
         out: list[BaseEvent] = []
         if self.mapper is None:
+            self.run += 1
             self.mapper = AguiMapper(self.session_id, f"history-{seq}", interrupt_on_pause=False)
             out.append(self.mapper.started())
-            if self.want_user and self.next_user < len(self.users):
-                out += _user_message(self.users[self.next_user], f"user-{seq}")
-                self.next_user += 1
+            out += self._users_before_run(seq)
+        self._note_anchor(event)
         out += self.mapper.map(event)
         if self.mapper.finished:
-            self.want_user = not (isinstance(event, DoneEvent) and event.status == "paused")
             self.mapper = None
         return out
+
+    def _users_before_run(self, seq: int) -> list[BaseEvent]:
+        """The user messages whose anchor was seen in an earlier run, in order."""
+        out: list[BaseEvent] = []
+        while self.next_user < len(self.users):
+            user = self.users[self.next_user]
+            if self.seen.get(user.anchor, self.run) >= self.run:
+                break
+            out += _user_message(user.text, f"user-{seq}-{self.next_user}")
+            self.seen[("user", self.next_user)] = self.run
+            self.next_user += 1
+        return out
+
+    def _note_anchor(self, event: Any) -> None:
+        if event.is_sub_agent:
+            return
+        if isinstance(event, ToolCallEvent):
+            for key in [k for k in self._call_anchors() if event.id in k[1]]:
+                self.seen.setdefault(key, self.run)
+        elif isinstance(event, ToolResultEvent):
+            self.seen.setdefault(("tool", event.id), self.run)
+        elif isinstance(event, TextEvent):
+            self.seen.setdefault(("text", event.text), self.run)
+
+    def _call_anchors(self) -> list[tuple[str, Any]]:
+        return [u.anchor for u in self.users[self.next_user :] if u.anchor[0] == "calls"]
 
     def close(self) -> list[BaseEvent]:
         if self.mapper is None:

@@ -180,9 +180,7 @@ def test_a_grand_child_is_its_own_sub_agent_nested_under_its_parents_task_call()
     assert scope_of("TOOL_CALL_START", "toolCallId", "grand-read") == grand["subagentRunId"]
     assert scope_of("TOOL_CALL_START", "toolCallId", "inner-task") == "task_1"
     assert scope_of("TOOL_CALL_RESULT", "toolCallId", "inner-task") == "task_1"
-    texts = {
-        d["delta"]: d.get("subagentRunId") for d in out if d["type"] == "TEXT_MESSAGE_CONTENT"
-    }
+    texts = {d["delta"]: d.get("subagentRunId") for d in out if d["type"] == "TEXT_MESSAGE_CONTENT"}
     assert texts == {"grand-child says": grand["subagentRunId"], "child says": "task_1"}
     finished = [d["subagentRunId"] for d in out if d["type"] == "SUBAGENT_FINISHED"]
     assert finished == [grand["subagentRunId"], "task_1"]
