@@ -232,7 +232,7 @@ _MARKERS_TEXT = """el la los las una unos del al y para por con que como quiero 
     der die das den dem ein eine einen und oder mit fur von zu ist sind ich bitte mochte
     mein meine kannst wie"""
 _FOREIGN_MARKERS = frozenset(_MARKERS_TEXT.split())
-_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_CJK_PATTERN = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
 _WORD_RE = re.compile(r"[a-z0-9]+")
 #: inflections tried when a word is not in the table verbatim (plural, feminine…)
 _ENDINGS = ("s", "es", "en", "n", "e", "a", "o")
@@ -250,16 +250,27 @@ def _tables() -> tuple[dict[str, tuple[str, ...]], list[tuple[str, tuple[str, ..
             term = fold(raw.strip()).lower()
             if not term:
                 continue
-            if " " in term or _CJK_RE.search(term):
+            if " " in term or _has_cjk(term):
                 phrases.append((term, targets))
             else:
                 words[term] = tuple(dict.fromkeys(words.get(term, ()) + targets))
     return words, phrases
 
 
+def _has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a CJK character; ASCII text (most queries) skips the
+    pattern, whose ranges cost milliseconds to compile (as in :mod:`.tokenize`)."""
+    return not text.isascii() and _cjk_re().search(text) is not None
+
+
+@lru_cache(maxsize=1)
+def _cjk_re() -> re.Pattern[str]:
+    return re.compile(_CJK_PATTERN)
+
+
 def looks_foreign(folded_lower: str) -> bool:
     """True when the text has CJK characters or foreign function words."""
-    if _CJK_RE.search(folded_lower):
+    if _has_cjk(folded_lower):
         return True
     return any(w in _FOREIGN_MARKERS for w in _WORD_RE.findall(folded_lower))
 

@@ -14,7 +14,10 @@ equivalents of common non-English words, because almost every skill is written i
 English (the lexicon builds on this module, never the other way round).
 
 Every compound's tokens are memoised, so indexing 20 MB of SKILL.md bodies costs a
-regex pass plus a dictionary lookup per word.
+regex pass plus a dictionary lookup per word. The pattern with the CJK ranges costs
+~15 ms to compile, a tenth of a warm ``skilldeck skills match`` (``python -m bench
+startup``), so it is compiled on first non-ASCII text; ASCII text, which it would
+match exactly as :data:`_ASCII_TOKEN_RE` does, goes through that one (tests compare).
 """
 
 from __future__ import annotations
@@ -30,7 +33,10 @@ __all__ = ["STOPWORDS", "fold", "stem", "tokenize"]
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 #: Chinese function characters dropped before bigramming (they glue every phrase).
 _CJK_FUNCTION = "的了是在和与及或我你您他她它们这那个把被吗呢吧啊也都就请帮要一下里中对用从给"
-_TOKEN_RE = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>[^\W_{_CJK}]+(?:[-_.][^\W_{_CJK}]+)*)")
+_TOKEN_PATTERN = rf"(?P<cjk>[{_CJK}]+)|(?P<word>[^\W_{_CJK}]+(?:[-_.][^\W_{_CJK}]+)*)"
+#: :data:`_TOKEN_PATTERN` for ASCII text: no CJK run can match, and ``[^\W_]`` is
+#: ``[A-Za-z0-9]``; the empty ``cjk`` group keeps ``findall``'s pairs
+_ASCII_TOKEN_RE = re.compile(r"(?P<cjk>(?!x)x)|(?P<word>[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*)")
 _COMBINING_RE = re.compile(r"[\u0300-\u036f]")
 #: ``A/B``, ``CI/CD``, ``I/O``: short pieces around a slash form one compound
 _SLASH_RE = re.compile(r"(?<![\w/])([^\W_]{1,3})/(?=[^\W_]{1,3}(?![\w/]))")
@@ -174,6 +180,11 @@ def _cjk_tokens(run: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=1)
+def _token_re() -> re.Pattern[str]:
+    return re.compile(_TOKEN_PATTERN)
+
+
 def tokenize(text: str) -> list[str]:
     """Index/query tokens of ``text``; the same function serves both sides."""
     tokens: list[str] = []
@@ -181,7 +192,8 @@ def tokenize(text: str) -> list[str]:
     text = fold(text)
     if "/" in text:
         text = _SLASH_RE.sub(r"\1-", text)
-    for cjk, word in _TOKEN_RE.findall(text):
+    pattern = _ASCII_TOKEN_RE if text.isascii() else _token_re()
+    for cjk, word in pattern.findall(text):
         extend(_word_tokens(word) if word else _cjk_tokens(cjk))
     return tokens
 

@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import re
+
 from hypothesis import given
 from hypothesis import strategies as st
 
+from skilldeck.skills.routing import tokenize as tokenize_module
 from skilldeck.skills.routing._lexicon import looks_foreign, translate
 from skilldeck.skills.routing.tokenize import STOPWORDS, fold, stem, tokenize, tokenize_query
 
@@ -109,3 +112,19 @@ def test_tokens_are_lowercase_words_for_any_text(text: str) -> None:
         assert token
         assert not any(c.isspace() for c in token)
         assert token == token.lower()
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+def test_the_ascii_pattern_matches_as_the_full_one_on_ascii_text(text: str) -> None:
+    full = re.compile(tokenize_module._TOKEN_PATTERN)
+    assert tokenize_module._ASCII_TOKEN_RE.findall(text) == full.findall(text)
+
+
+def test_ascii_and_non_ascii_text_tokenise_alike_around_the_switch() -> None:
+    assert (
+        tokenize("PDF_tools and next.js, A/B tests")
+        == tokenize("PDF_tools and next.js, A/B tests é")[
+            : len(tokenize("PDF_tools and next.js, A/B tests"))
+        ]
+    )
+    assert "表格" in "".join(tokenize("处理表格 spreadsheet"))

@@ -156,16 +156,13 @@ def touch_later(path: Path) -> None:
     os.utime(path, (later, later))
 
 
-def test_the_cache_key_changes_with_every_change_to_a_skill(
-    settings: Settings, root: Path
-) -> None:
+def test_the_cache_key_changes_with_every_change_to_a_skill(settings: Settings, root: Path) -> None:
     keys = [key_of(settings, root)]
     md = root / "git-commit" / "SKILL.md"
     md.write_text(md.read_text(encoding="utf-8").replace("staged", "STAGED"), "utf-8")
     touch_later(md)  # same size, new content: the mtime tells
     keys.append(key_of(settings, root))
     md.write_text(md.read_text(encoding="utf-8") + "More body.\n", "utf-8")
-    os.utime(md, (md.stat().st_atime, md.stat().st_mtime))
     keys.append(key_of(settings, root))
     write_skill(root, "weather", "Forecasts for a city.", "Met office.")
     keys.append(key_of(settings, root))
