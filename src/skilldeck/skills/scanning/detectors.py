@@ -33,8 +33,10 @@ _COMMAND = re.compile(
     r"ignore (?:all )?previous instructions",
     _I,
 )
-_ZERO_WIDTH = re.compile("[\u200b\u200c\u2060\u180e\ufeff]+|(?<=[\x21-\x7e])\u200d+(?=[\x21-\x7e])")
-_ZERO_WIDTH_CHARS = "\u200b\u200c\u200d\u2060\u180e\ufeff"
+#: zero-width characters: ZWSP, ZWNJ, ZWJ, WJ, invisible operators, MVS, BOM
+_ZERO_WIDTH_CHARS = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\u180e\ufeff"
+_ZERO_WIDTH = re.compile(f"[{_ZERO_WIDTH_CHARS}]+")
+_ZWJ = "\u200d"
 _COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
 _LINK_COMMENT = re.compile(r"^[ \t]*\[(?://|comment|_|#)\]:\s*<?#>?\s*[(\"'](.+)[)\"']", re.M | _I)
 _HIDDEN_TAG = re.compile(
@@ -161,14 +163,16 @@ def _decode_hex(blob: str) -> str | None:
 def _zero_width(rel: str, text: str, line_of: LineOf) -> Iterator[Finding]:
     if not any(ch in text for ch in _ZERO_WIDTH_CHARS):
         return
-    seen: set[int] = set()
+    longest: dict[int, re.Match[str]] = {}  # the longest run of each line
     for match in _ZERO_WIDTH.finditer(text):
         if match.start() == 0 and match.group() == "\ufeff":
             continue  # a byte-order mark at the start of a file is ordinary
-        line = line_of(match.start())
-        if line in seen:
+        if _emoji_joiner(text, match):
             continue
-        seen.add(line)
+        line = line_of(match.start())
+        if line not in longest or len(match.group()) > len(longest[line].group()):
+            longest[line] = match
+    for line, match in longest.items():
         run = len(match.group())
         severity = Severity.HIGH if run >= 4 else None
         detail = f"{run} in a row" + (" (enough to carry a hidden message)" if severity else "")
@@ -180,6 +184,18 @@ def _zero_width(rel: str, text: str, line_of: LineOf) -> Iterator[Finding]:
             text[max(0, match.start() - 20) : match.end() + 20],
             severity,
         )
+
+
+def _emoji_joiner(text: str, match: re.Match[str]) -> bool:
+    """A short run of ZWJ alone that is not between two ASCII characters: the joiner
+    of an emoji sequence (👨‍👩‍👧) or of an Indic conjunct, which is ordinary text. A
+    run that mixes in any other zero-width character, or is 4+ long, is not."""
+    run = match.group()
+    if set(run) != {_ZWJ} or len(run) >= 4:
+        return False
+    before = text[match.start() - 1] if match.start() > 0 else ""
+    after = text[match.end()] if match.end() < len(text) else ""
+    return not ("\x21" <= before <= "\x7e" and "\x21" <= after <= "\x7e")
 
 
 def _hidden_markdown(rel: str, text: str, line_of: LineOf) -> Iterator[Finding]:

@@ -111,3 +111,33 @@ def test_scan_paths_takes_files_folders_and_trees(tmp_path: Path) -> None:
     assert reports[0].high and not reports[1].findings and reports[2].high
     with pytest.raises(Exception, match="does not exist"):
         scan_paths([tmp_path / "missing"])
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        "\u200b\u200d" * 8,  # a run mixing ZWSP and ZWJ (a binary code)
+        "\u200b\u200c\u200d\u200b\u200c",
+        "\u2060\ufeff\u200d\u200b",
+        "\u200d\u200d\u200d\u200d",  # ZWJ alone, but too many to join an emoji
+    ],
+)
+def test_zero_width_runs_holding_a_joiner_are_high(hidden: str) -> None:
+    findings = [f for f in scan_text(f"Format the table.{hidden}Done.", "SKILL.md")]
+    (finding,) = [f for f in findings if f.code == "SC401"]
+    assert finding.severity is Severity.HIGH
+    assert f"{len(hidden)} in a row" in finding.message
+
+
+def test_a_long_run_is_high_even_after_a_short_one_on_its_line() -> None:
+    text = "a\u200bb then " + "\u200b\u200c" * 4 + " end"
+    (finding,) = [f for f in scan_text(text, "SKILL.md") if f.code == "SC401"]
+    assert finding.severity is Severity.HIGH
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Family: \U0001f468\u200d\U0001f469\u200d\U0001f467 and \U0001f3f3\ufe0f\u200d\U0001f308"],
+)
+def test_joiners_inside_emoji_sequences_are_quiet(text: str) -> None:
+    assert "SC401" not in codes(text)
