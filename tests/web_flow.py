@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
+from sse_starlette.sse import AppStatus
 
 TASK = "Write the release notes"
 
@@ -103,7 +104,15 @@ def write_flow(path: Path, lines: list[dict[str, Any]] | None = None) -> Path:
 @contextmanager
 def live_server(app: Any) -> Iterator[str]:
     """Serve ``app`` with uvicorn on 127.0.0.1 (a free port) in a thread; its base URL."""
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+    # pages keep following their sessions (an open stream): do not wait for them at exit
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=0,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="web-test-server", daemon=True)
     thread.start()
@@ -116,5 +125,9 @@ def live_server(app: Any) -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
+        # what uvicorn's signal handler does under `skilldeck web` (a thread has none):
+        # open event streams end, then the server
+        AppStatus.should_exit = True
         server.should_exit = True
         thread.join(60)
+        AppStatus.should_exit = False

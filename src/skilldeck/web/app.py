@@ -10,6 +10,8 @@ Routes (all behind :class:`~skilldeck.web.security.Guard`):
 ``GET /api/sessions``                      the sessions, newest first (``?limit=``)
 ``GET /api/sessions/{id}``                 one session: pending calls, messages, todos
 ``GET /api/sessions/{id}/events``          its history then live events, as AG-UI SSE
+                                           (``?follow=1``: and every later run;
+                                           ``&since=now``: only the later runs)
 ``POST /api/sessions/{id}/cancel``         stop its run
 ``GET /api/skills``                        the skills (``?q=`` ranks them by the matcher)
 ``GET /api/skills/match?q=…``              the matcher's best skills for a request
@@ -146,7 +148,9 @@ class _AppState:
             self.service.show(sid)
         except SkilldeckError as e:
             return _skilldeck_error(e)
-        return _sse(attach_events(self.service, sid))
+        follow = request.query_params.get("follow") in ("1", "true")
+        history = request.query_params.get("since") != "now"
+        return _sse(attach_events(self.service, sid, follow=follow, history=history))
 
     # ---- JSON ---------------------------------------------------------------------------
 

@@ -177,12 +177,27 @@ def _code(error: SkilldeckError) -> str:
 # ---- re-attaching a page to a session -------------------------------------------------
 
 
-async def attach_events(service: SessionService, session_id: str) -> AsyncIterator[BaseEvent]:
+async def attach_events(
+    service: SessionService, session_id: str, *, follow: bool = False, history: bool = True
+) -> AsyncIterator[BaseEvent]:
     """History (one AG-UI run per stored run, user messages between them), live events
-    of a run going on, then the interrupts of a paused session as a last short run."""
+    of a run going on, then the interrupts of a paused session as a last short run.
+
+    With ``follow`` the stream then stays open and carries every later run of the
+    session as it happens — the run resumed by a reply from another tab, a message sent
+    from another tab (with that message) — until the client leaves or the service
+    closes: two tabs on one session see the same thing. Without ``history`` (a page
+    that has just read a run of its own) only the later runs are sent."""
     detail = service.show(session_id)
     sid = detail.summary.id
-    replay = _Replay(sid, _anchored_users(detail.messages))
+    users, last_anchor = _anchored_users(detail.messages)
+    replay = _Replay(sid, users)
+    if not history:
+        replay.next_user, replay.seen[last_anchor] = len(users), 0
+        replay.last_seq, replay.live = detail.last_seq, service
+        async for out in _follow(replay, service):
+            yield out
+        return
     async for item in service.subscribe(sid):
         for out in replay.feed(item.seq, item.event):
             yield out
@@ -195,6 +210,18 @@ async def attach_events(service: SessionService, session_id: str) -> AsyncIterat
         done = DoneEvent(session_id=sid, status="paused", reason=detail.summary.waiting_for)
         for out in mapper.map(done, pending=detail.pending):
             yield out
+    if follow:
+        replay.live = service
+        async for out in _follow(replay, service):
+            yield out
+
+
+async def _follow(replay: _Replay, service: SessionService) -> AsyncIterator[BaseEvent]:
+    """Every run of the session after the events ``replay`` has sent, as they come."""
+    sid = replay.session_id
+    async for item in service.subscribe(sid, after=replay.last_seq, forever=True):
+        for out in replay.feed(item.seq, item.event):
+            yield out
 
 
 @dataclass(frozen=True)
@@ -205,7 +232,10 @@ class _UserMessage:
     anchor: tuple[str, Any]
 
 
-def _anchored_users(messages: Sequence[dict[str, Any]]) -> list[_UserMessage]:
+def _anchored_users(
+    messages: Sequence[dict[str, Any]],
+) -> tuple[list[_UserMessage], tuple[str, Any]]:
+    """The user messages with their anchors, and the anchor of a message sent next."""
     users: list[_UserMessage] = []
     anchor: tuple[str, Any] = ("start", "")
     for message in messages:
@@ -218,7 +248,7 @@ def _anchored_users(messages: Sequence[dict[str, Any]]) -> list[_UserMessage]:
         elif role == "assistant":
             ids = frozenset(str(c.get("id", "")) for c in message.get("tool_calls") or [])
             anchor = ("calls", ids) if ids else ("text", str(message.get("text", "")))
-    return users
+    return users, anchor
 
 
 @dataclass
@@ -231,16 +261,29 @@ class _Replay:
     run: int = 0
     #: anchors seen, with the run each was seen in
     seen: dict[tuple[str, Any], int] = field(default_factory=lambda: {("start", ""): 0})
+    last_seq: int = -1
+    #: set once the history is sent: later runs are live (a pause is an interrupt, and
+    #: the user messages are read again from the service as each run begins)
+    live: SessionService | None = None
 
     def feed(self, seq: int, event: Any) -> list[BaseEvent]:
         out: list[BaseEvent] = []
+        self.last_seq = seq
         if self.mapper is None:
             self.run += 1
-            self.mapper = AguiMapper(self.session_id, f"history-{seq}", interrupt_on_pause=False)
+            prefix = "live" if self.live else "history"
+            self.mapper = AguiMapper(
+                self.session_id, f"{prefix}-{seq}", interrupt_on_pause=self.live is not None
+            )
             out.append(self.mapper.started())
+            if self.live is not None:
+                self.users = _anchored_users(self.live.show(self.session_id).messages)[0]
             out += self._users_before_run(seq)
         self._note_anchor(event)
-        out += self.mapper.map(event)
+        pending = None
+        if self.live is not None and isinstance(event, DoneEvent) and event.status == "paused":
+            pending = self.live.show(self.session_id).pending
+        out += self.mapper.map(event, pending=pending)
         if self.mapper.finished:
             self.mapper = None
         return out

@@ -166,10 +166,18 @@ async function stream(url, body) {
   } catch (e) {
     if (e.name !== "AbortError") notice(String(e), "error");
   } finally {
-    if (state.controller === controller) { state.controller = null; setRunning(false); }
+    const current = state.controller === controller;
+    if (current) { state.controller = null; setRunning(false); }
     clearThinking();
     refreshSessions();
+    // this tab's own run is over: follow the session's later runs (a reply or a message
+    // from another tab) until this tab starts one again
+    if (current && body !== undefined && state.sessionId) followSession(state.sessionId);
   }
+}
+
+function followSession(id) {
+  stream(`api/sessions/${encodeURIComponent(id)}/events?follow=1&since=now`);
 }
 
 function runInput(extra) {
@@ -200,6 +208,7 @@ function clearThinking() { state.thinking?.remove(); state.thinking = null; }
 const handlers = {
   RUN_STARTED(ev) {
     if (ev.threadId && ev.threadId !== state.sessionId) selectSession(ev.threadId, false);
+    if (state.interrupts.length) answeredElsewhere();
     setRunning(true);
     setStatus("running");
   },
@@ -230,8 +239,9 @@ const handlers = {
   SUBAGENT_FINISHED(ev) { subagentEnd(ev.subagentRunId, "completed", ev.result); },
   SUBAGENT_ERROR(ev) { subagentEnd(ev.subagentRunId, ev.code || "error", ev.message); },
   CUSTOM(ev) { custom(ev); },
-  RUN_FINISHED(ev) { runFinished(ev); },
+  RUN_FINISHED(ev) { runFinished(ev); setRunning(false); },
   RUN_ERROR(ev) {
+    setRunning(false);
     clearThinking();
     notice(`The run failed: ${ev.message}`, "error");
     setStatus("error");
@@ -406,6 +416,22 @@ function answerInterrupt(id, entry) {
   }
 }
 
+// A run began while this tab still showed questions or approvals: another tab (or
+// client) answered them, so they close here too.
+function answeredElsewhere() {
+  for (const it of state.interrupts) {
+    if (!state.answers.has(it.id)) waitingOn(it.toolCallId, "answered elsewhere");
+  }
+  for (const card of document.querySelectorAll(".card.question:not(.answered)")) {
+    card.classList.add("answered");
+    for (const b of card.querySelectorAll("button, input")) b.disabled = true;
+  }
+  state.interrupts = [];
+  state.answers = new Map();
+  const dialog = $("#permission");
+  if (dialog.open) dialog.close();
+}
+
 function nextPermission() {
   const dialog = $("#permission");
   const it = state.interrupts.find((i) => i.reason !== "question" && !state.answers.has(i.id));
@@ -553,7 +579,9 @@ async function openSession(id) {
     setStatus(info.status || "idle");
   } catch (e) { notice(String(e), "error"); return; }
   setRunning(true);
-  stream(`api/sessions/${encodeURIComponent(id)}/events`);
+  // follow: the stream stays open and carries the session's later runs, e.g. the one a
+  // reply from another tab resumes
+  stream(`api/sessions/${encodeURIComponent(id)}/events?follow=1`);
 }
 
 function newSession() {
