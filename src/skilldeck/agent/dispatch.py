@@ -90,8 +90,8 @@ def _check_now(gate: ToolGate, call: ToolCall, ctx: ToolContext) -> Any:
 
 def redact_result(result: ToolResult) -> ToolResult:
     """``result`` with every secret value skilldeck handed to a skill's process shown
-    as ``[secret NAME]`` (:mod:`skilldeck.skills.execution.secrets`): the one point every tool result
-    passes before the model, the events and the session store see it."""
+    as ``[secret NAME]`` (:mod:`skilldeck.skills.execution.secrets`): the one point
+    every tool result passes before the model, the events and the session store see it."""
     content, data = redact(result.content), redact_data(result.data)
     if content is result.content and data is result.data:
         return result
