@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from skilldeck.config import Settings
-from skilldeck.errors import NotASkillSourceError, SkillChoiceError
-from skilldeck.skills.packaging.lockfile import Scope
+from skilldeck.errors import NotASkillSourceError, PackageError, SkillChoiceError
+from skilldeck.skills.packaging.lockfile import Scope, skills_root
 from skilldeck.skills.packaging.package import InstalledSkill, install
 from skilldeck.skills.sources.httpsource import open_client
 from skilldeck.skills.sources.resolve import Candidate, Materialized, Opened, open_source
@@ -59,8 +59,18 @@ def install_from(
     Raises :class:`~skilldeck.errors.SkillChoiceError` (listing the skills) when the
     source holds several and neither ``skills`` nor ``all_skills`` chose.
     """
+    if skills and all_skills:
+        raise SkillChoiceError(
+            "--skill and --all both given: choose one (--skill NAME, repeatable, or --all).",
+            candidates=[],
+        )
     options = fetch_options(settings, fetch)
     spec = parse_source(str(source), github_url=options.github_url)
+    if spec.kind == "local" and not Path(spec.location).exists():
+        raise NotASkillSourceError(
+            f"{source} does not exist; pass a skill folder, a .skill file, owner/repo, a git "
+            "URL, an https URL or a skills index."
+        )
     installed: list[InstalledSkill] = []
     with (
         tempfile.TemporaryDirectory(prefix="skilldeck-fetch-", ignore_cleanup_errors=True) as tmp,
@@ -68,6 +78,8 @@ def install_from(
     ):
         opened = open_source(spec, Path(tmp), options, client)
         chosen = choose(opened.candidates(), skills, all_skills=all_skills, source=str(source))
+        if len(chosen) > 1 and not force:
+            refuse_installed(chosen, settings, scope)
         for item in opened.materialize(chosen):
             installed.append(
                 install(
@@ -95,6 +107,19 @@ def list_source(
         open_client(options) as client,
     ):
         return open_source(spec, Path(tmp), options, client).candidates()
+
+
+def refuse_installed(chosen: list[Candidate], settings: Settings, scope: Scope) -> None:
+    """Refuse, before installing any, when some of several chosen skills are already
+    installed: half a batch installed and the rest never tried is worse than nothing."""
+    root = skills_root(settings, scope)
+    taken = [c.name for c in chosen if (root / c.name).exists() or (root / c.name).is_symlink()]
+    if taken:
+        raise PackageError(
+            f"Already installed in the {scope} scope ({root}): {', '.join(taken)}. Nothing "
+            "was installed. Pass --force to replace them (backups are kept), or choose the "
+            "others with --skill NAME."
+        )
 
 
 def choose(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -20,7 +21,7 @@ from urllib.parse import urlsplit
 import httpx2
 
 from skilldeck.errors import NotASkillSourceError, SkilldeckError
-from skilldeck.skills.format import find_skill_md, parse_skill_md
+from skilldeck.skills.format import find_skill_md, parse_skill_md, parse_yaml_text
 from skilldeck.skills.packaging.lockfile import Origin, is_excluded
 from skilldeck.skills.sources.gitsource import GitCheckout, fetch_commit
 from skilldeck.skills.sources.httpsource import download, save
@@ -88,6 +89,8 @@ class _Local:
 
     def candidates(self) -> list[Candidate]:
         root = Path(self.spec.location)
+        if root.is_file():
+            return [Candidate(_archive_skill_name(root) or root.stem or root.name, "", "")]
         if not root.is_dir() or find_skill_md(root) is not None:
             return [Candidate(root.stem or root.name, "", "")]
         found = [
@@ -99,6 +102,29 @@ class _Local:
     def materialize(self, chosen: list[Candidate]) -> list[Materialized]:
         root = Path(self.spec.location)
         return [Materialized(c, root / c.subpath if c.subpath else root, None) for c in chosen]
+
+
+_ARCHIVE_MD_CAP = 256 * 1024
+
+
+def _archive_skill_name(path: Path) -> str | None:
+    """The ``name`` in the SKILL.md of a ``.skill``/``.zip`` (top level or one folder
+    down), for messages only — install reads the archive properly; None if unreadable."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                parts = info.filename.split("/")
+                if parts[-1] in ("SKILL.md", "skill.md") and len(parts) <= 2:
+                    if info.file_size > _ARCHIVE_MD_CAP:
+                        return None
+                    text = archive.read(info).decode("utf-8", "replace")
+                    head, sep, rest = text.lstrip("\ufeff").partition("---\n")
+                    yaml_text = rest.partition("\n---")[0] if sep and not head.strip() else ""
+                    name = parse_yaml_text(yaml_text, path=path).data.get("name")
+                    return name if isinstance(name, str) and name else None
+    except (OSError, zipfile.BadZipFile, SkilldeckError, ValueError):
+        return None
+    return None
 
 
 def _local_skills(root: Path) -> list[tuple[str, Path]]:

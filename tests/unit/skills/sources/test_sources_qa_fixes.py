@@ -1,0 +1,59 @@
+"""What QA found in installing from sources: a batch with an installed skill is
+refused before anything is installed, and wrong-detail errors name the right thing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skilldeck.config import Settings
+from skilldeck.errors import NotASkillSourceError, PackageError, SkillChoiceError
+from skilldeck.skills.packaging import pack
+from skilldeck.skills.packaging.lockfile import skills_root
+from skilldeck.skills.sources import install_from
+from source_fixtures import git_repo, write_skill
+
+
+def test_all_with_one_installed_installs_nothing_and_names_the_conflict(
+    tmp_path: Path, settings: Settings
+) -> None:
+    repo = git_repo(tmp_path / "kit", {"a": "alpha", "b": "beta", "c": "gamma"})
+    install_from(repo.url, settings=settings, skills=["beta"])
+    with pytest.raises(PackageError) as info:
+        install_from(repo.url, settings=settings, all_skills=True)
+    message = str(info.value)
+    assert "beta" in message and "--force" in message and "Nothing was installed" in message
+    root = skills_root(settings, "workspace")
+    assert sorted(p.name for p in root.iterdir()) == ["beta"]
+    done = install_from(repo.url, settings=settings, all_skills=True, force=True)
+    assert sorted(r.name for r in done) == ["alpha", "beta", "gamma"]
+
+
+def test_skill_and_all_together_are_refused(tmp_path: Path, settings: Settings) -> None:
+    repo = git_repo(tmp_path / "kit", {"a": "alpha", "b": "beta"})
+    with pytest.raises(SkillChoiceError, match="choose one"):
+        install_from(repo.url, settings=settings, skills=["alpha"], all_skills=True)
+    assert not skills_root(settings, "workspace").exists() or not any(
+        skills_root(settings, "workspace").iterdir()
+    )
+
+
+def test_a_missing_path_says_it_does_not_exist(tmp_path: Path, settings: Settings) -> None:
+    missing = tmp_path / "nothere"
+    with pytest.raises(NotASkillSourceError) as info:
+        install_from(missing, settings=settings, skills=["alpha-skill"])
+    assert "does not exist" in str(info.value)
+    assert "holds" not in str(info.value)
+
+
+def test_a_wrong_skill_of_a_package_names_the_skill_not_the_file(
+    tmp_path: Path, settings: Settings
+) -> None:
+    folder = write_skill(tmp_path / "alpha-skill", "alpha-skill")
+    archive = pack(folder, output=tmp_path / "alpha.skill")
+    with pytest.raises(NotASkillSourceError) as info:
+        install_from(archive, settings=settings, skills=["zzz"])
+    assert "it holds: alpha-skill." in str(info.value)
+    [done] = install_from(archive, settings=settings, skills=["alpha-skill"])
+    assert done.name == "alpha-skill"
