@@ -58,6 +58,7 @@ from skilldeck.skills.discovery._sealed import seal, unseal
 from skilldeck.skills.discovery.walk import Tree, link_state
 from skilldeck.skills.model.diagnostics import diagnostic_from_row, diagnostic_to_row
 from skilldeck.skills.model.skill import (
+    GATING_FIELDS,
     Skill,
     SkillKind,
     SkillSource,
@@ -72,6 +73,7 @@ __all__ = [
     "Record",
     "RootSnapshot",
     "Stored",
+    "gates",
     "load_snapshot",
     "record_from_load",
     "save_snapshot",
@@ -79,7 +81,7 @@ __all__ = [
     "snapshot_path",
 ]
 
-FORMAT = 4
+FORMAT = 5
 #: Entries modified this recently before a scan are re-checked on the next one.
 RACY_NS = 2_000_000_000
 #: Blobs of older snapshots of a root are removed once they are this old.
@@ -124,7 +126,7 @@ class RootSnapshot:
     ``rows`` gives the row view the slower paths (a changed file) work with.
     """
 
-    __slots__ = ("_rows", "blob", "cols", "dir_mtimes", "dir_rels", "gate", "tree")
+    __slots__ = ("_rows", "blob", "cols", "deps_only", "dir_mtimes", "dir_rels", "gate", "tree")
 
     def __init__(
         self,
@@ -134,11 +136,15 @@ class RootSnapshot:
         gate: set[str],
         dir_rels: list[str],
         dir_mtimes: list[int],
+        deps_only: set[str] | None = None,
     ) -> None:
         self.tree = tree
         self.cols = cols
         self.blob = blob
         self.gate = gate
+        #: the rels of ``gate`` whose only gating field is ``dependencies``: gating
+        #: never looks at a prompt skill of these (see :func:`gates`)
+        self.deps_only: set[str] = set() if deps_only is None else deps_only
         self.dir_rels = dir_rels
         self.dir_mtimes = dir_mtimes
         self._rows: list[list[Any]] | None = None
@@ -273,11 +279,11 @@ def load_snapshot(cache_dir: Path, root: Path, *, strict: bool) -> RootSnapshot 
             diagnostics=[diagnostic_from_row(d, None) for d in data["diags"]],
             with_code=set(data["code"]),
         )
-        gate = set(data["gate"])
+        gate, deps_only = set(data["gate"]), set(data["deps_only"])
     except (KeyError, TypeError, IndexError, ValueError, AttributeError, OSError):
         return None
     blob = SnapshotBlob(str(blob_path))
-    return RootSnapshot(tree, cols, blob, gate, dir_rels, dir_mtimes)
+    return RootSnapshot(tree, cols, blob, gate, dir_rels, dir_mtimes, deps_only)
 
 
 def save_snapshot(
@@ -295,6 +301,7 @@ def save_snapshot(
     rows: list[list[Any]] = []
     chunks: list[bytes] = []
     gate: list[str] = []
+    deps_only: list[str] = []
     pos = 0
     for rel in tree.skill_mds:
         rec = records.get(rel)
@@ -306,6 +313,8 @@ def save_snapshot(
         pos += len(chunk)
         if gated:
             gate.append(rel)
+            if _only_dependencies(rec[2], chunk):
+                deps_only.append(rel)
     path = snapshot_path(cache_dir, root)
     token = os.urandom(6).hex()
     sealed_blob = seal(b"".join(chunks))
@@ -317,6 +326,7 @@ def save_snapshot(
         "links": tree.links,
         "code": sorted(tree.with_code),
         "gate": gate,
+        "deps_only": deps_only,
         "diags": [diagnostic_to_row(d, None) for d in tree.diagnostics],
         "blob": token,
         "blob_size": len(sealed_blob),
@@ -369,6 +379,32 @@ def _row(rel: str, rec: Record, racy_after: int, pos: int) -> tuple[list[Any], b
     if mtime >= racy_after:
         mtime = -1
     return [rel, mtime, size, pos, offset, kind, pos + len(chunk), name], chunk, gated
+
+
+def _only_dependencies(meta: dict[str, Any] | Stored | None, chunk: bytes) -> bool:
+    """Whether ``dependencies`` is the only gating field a gated record sets (decoded
+    from its ``chunk`` when the record is stored): written once with the snapshot, so
+    a warm discovery does not decode the ~180 prompt skills of the corpus that list
+    requirements only for their reader (``python -m bench discovery``, ``warm``)."""
+    if isinstance(meta, Stored):
+        try:
+            loaded = marshal.loads(chunk)
+        except (EOFError, ValueError, TypeError):
+            return False
+        meta = loaded[0] if type(loaded) is list and len(loaded) == 2 else None
+    if type(meta) is not dict:
+        return False
+    others = (*GATING_FIELDS, "credentials")
+    return bool(meta.get("dependencies")) and not any(meta.get(f) for f in others)
+
+
+def gates(rel: str, kind: SkillKind, snapshot: RootSnapshot) -> bool:
+    """Whether the skill of row ``rel`` (of final ``kind``) is one gating must look
+    at: it sets a gating field, and not merely ``dependencies`` on a prompt skill
+    (which only script and code skills act on; see :mod:`..execution.gating`)."""
+    if rel not in snapshot.gate:
+        return False
+    return kind is not SkillKind.PROMPT or rel not in snapshot.deps_only
 
 
 def _replace(path: Path, data: bytes) -> None:
