@@ -20,6 +20,10 @@ from skilldeck.skills.sources import FetchOptions, check_updates, pin, update
 if TYPE_CHECKING:
     from skilldeck.skills.sources import UpdateStatus
 
+AllowRiskOption = Annotated[
+    bool,
+    typer.Option("--allow-risk", help="Install despite high-severity scanner findings."),
+]
 ScopeFilter = Annotated[
     ScopeChoice | None, typer.Option("--scope", help="Only this scope (default: both).")
 ]
@@ -91,6 +95,7 @@ def update_cmd(
             "--force", help="Overwrite local edits and take moved pinned tags (keeps a backup)."
         ),
     ] = False,
+    allow_risk: AllowRiskOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Fetch, verify and replace skills whose source has something newer."""
@@ -102,6 +107,7 @@ def update_cmd(
             scope=scope.value if scope else None,
             force=force,
             fetch=FetchOptions(reporter=reporter) if reporter else None,
+            allow_risk=allow_risk,
         )
     if as_json:
         print_json([r.to_dict() for r in results])
@@ -127,6 +133,7 @@ def pin_cmd(
     force: Annotated[
         bool, typer.Option("--force", help="Overwrite local edits (keeps a backup).")
     ] = False,
+    allow_risk: AllowRiskOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Install REF of a git-installed skill and keep it there (update will not move it)."""
@@ -138,6 +145,7 @@ def pin_cmd(
             scope=scope.value if scope else None,
             force=force,
             fetch=FetchOptions(reporter=reporter) if reporter else None,
+            allow_risk=allow_risk,
         )
     if as_json:
         print_json(result.to_dict())

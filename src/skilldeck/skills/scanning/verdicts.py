@@ -40,6 +40,7 @@ from skilldeck.skills.scanning.files import SKIP_DIRS, skill_files
 if TYPE_CHECKING:
     from skilldeck.config import Settings
     from skilldeck.skills.packaging.hooks import InstallOptions, StagedSkill
+    from skilldeck.skills.scanning.findings import Finding
 
 __all__ = [
     "QUARANTINE_PREFIX",
@@ -85,20 +86,28 @@ def install_check(staged: StagedSkill, options: InstallOptions) -> None:
     report = _scanning.scan_skill(staged.folder)
     high = report.high
     if high and not options.allow_risk:
-        listed = "; ".join(f"{f.code} {f.file}:{f.line} {f.message}" for f in high[:5])
-        more = f" (and {len(high) - 5} more)" if len(high) > 5 else ""
-        raise RiskyContentError(
-            f"Skill {staged.skill.name!r} refused by the content scanner: {listed}{more}. "
-            f"Read them (`skilldeck skills scan PATH`), then pass --allow-risk to install "
-            "anyway.",
-            findings=high,
-        )
+        raise RiskyContentError(refusal(staged.skill.name, high), findings=high)
     for finding in report.findings:
         if finding.severity.value != "low":
             staged.warnings.append(
                 f"{finding.code} ({finding.severity.value}) {finding.file}:{finding.line}: "
                 f"{finding.message}"
             )
+
+
+def refusal(name: str, high: Sequence[Finding], *, width: int = 80) -> str:
+    """The scanner's refusal: a summary line, one line per finding (``width`` columns
+    at most, the first five), and what to do — short lines a terminal shows whole."""
+    count = f"{len(high)} high-severity finding" + ("s" if len(high) != 1 else "")
+    lines = [f"Skill {name!r} refused by the content scanner ({count}):"]
+    for f in high[:5]:
+        line = f"  {f.code} {f.file}:{f.line} {f.message}"
+        lines.append(line if len(line) <= width else line[: width - 1] + "…")
+    if len(high) > 5:
+        lines.append(f"  … and {len(high) - 5} more")
+    lines.append("Read them (`skilldeck skills scan PATH`), then pass --allow-risk")
+    lines.append("to install anyway.")
+    return "\n".join(lines)
 
 
 # ---- quarantine ---------------------------------------------------------------------

@@ -207,11 +207,13 @@ def update(
     scope: Scope | None = None,
     force: bool = False,
     fetch: FetchOptions | None = None,
+    allow_risk: bool = False,
 ) -> list[UpdateResult]:
     """Bring ``names`` (or every installed skill with ``all_skills``) up to date.
 
     Each skill is handled on its own: one refusal (local edits, a moved pinned tag,
-    an unreachable host) does not stop the others; its result says why.
+    an unreachable host, high-severity scanner findings unless ``allow_risk``) does
+    not stop the others; its result says why.
     """
     if not names and not all_skills:
         raise PackageError("Name the skills to update, or pass --all (see `skills check`).")
@@ -228,7 +230,7 @@ def update(
         groups.setdefault((entry.kind, entry.source, entry.ref), []).append((status.scope, entry))
     for group in groups.values():  # one fetch per source and ref
         try:
-            done = _fetch_and_install(settings, group, options)
+            done = _fetch_and_install(settings, group, options, allow_risk=allow_risk)
         except SkilldeckError as e:
             done = [e] * len(group)
         for (sc, entry), outcome in zip(group, done, strict=True):
@@ -272,6 +274,7 @@ def pin(
     scope: Scope | None = None,
     force: bool = False,
     fetch: FetchOptions | None = None,
+    allow_risk: bool = False,
 ) -> InstalledSkill:
     """Install ``ref`` (tag, branch or sha) of a git-installed skill and keep it there."""
     options = fetch_options(settings, fetch)
@@ -288,7 +291,9 @@ def pin(
         p.name == name for p in verify(settings, scope=sc) if p.kind != "missing-skill"
     ):
         raise _edited(name, sc)
-    [outcome] = _fetch_and_install(settings, [(sc, entry)], options, ref=ref, pinned=True)
+    [outcome] = _fetch_and_install(
+        settings, [(sc, entry)], options, ref=ref, pinned=True, allow_risk=allow_risk
+    )
     if isinstance(outcome, SkilldeckError):
         raise outcome
     return outcome
@@ -313,6 +318,7 @@ def _fetch_and_install(
     *,
     ref: str | None = None,
     pinned: bool | None = None,
+    allow_risk: bool = False,
 ) -> list[InstalledSkill | SkilldeckError]:
     """Fetch the group's one source once (at ``ref``, else the entries' own ref), then
     install each skill over its current copy; one skill's refusal is its own result.
@@ -344,6 +350,7 @@ def _fetch_and_install(
                         scope=sc,
                         force=True,
                         settings=settings,
+                        allow_risk=allow_risk,
                         origin=replace(origin, ref=ref, pinned=keep),
                         checks=(*hooks.STAGED_CHECKS, *_signer_kept(entry.signed_by)),
                     )

@@ -38,9 +38,13 @@ def clean_skill(root: Path, name: str = "tidy") -> Path:
 
 def test_install_refuses_high_findings(tmp_path: Path, settings: Settings) -> None:
     folder = write_sample(tmp_path / "src", "curl-pipe-sh", HOSTILE["curl-pipe-sh"])
-    with pytest.raises(RiskyContentError, match=r"SC101 SKILL\.md:6.*--allow-risk") as info:
+    with pytest.raises(RiskyContentError, match=r"(?s)SC101 SKILL\.md:6.*--allow-risk") as info:
         install(folder, settings=settings)
     assert info.value.findings
+    lines = str(info.value).splitlines()
+    assert lines[0].endswith("refused by the content scanner (1 high-severity finding):")
+    assert lines[1].startswith("  SC101 SKILL.md:6 ")
+    assert all(len(line) <= 80 for line in lines), lines
     assert not (settings.workspace / ".skilldeck" / "skills" / "curl-pipe-sh").exists()
 
 
