@@ -568,7 +568,16 @@ function selectSession(id, clear) {
   for (const li of document.querySelectorAll("#sessions li")) li.classList.toggle("active", li.dataset.sessionId === id);
 }
 
+function closeDrawers() { document.body.classList.remove("show-sidebar", "show-panel"); }
+
+function toggleDrawer(name) {
+  const open = !document.body.classList.contains(name);
+  closeDrawers();
+  document.body.classList.toggle(name, open);
+}
+
 async function openSession(id) {
+  closeDrawers();
   state.controller?.abort();
   selectSession(id, true);
   $("#session-title").textContent = "…";
@@ -585,6 +594,7 @@ async function openSession(id) {
 }
 
 function newSession() {
+  closeDrawers();
   state.controller?.abort();
   selectSession(null, true);
   history.replaceState(null, "", location.pathname);
@@ -643,6 +653,10 @@ function wire() {
     catch (e) { notice(String(e), "error"); }
   });
   $("#new-session").addEventListener("click", newSession);
+  $("#toggle-sidebar").addEventListener("click", () => toggleDrawer("show-sidebar"));
+  $("#toggle-panel").addEventListener("click", () => toggleDrawer("show-panel"));
+  $("#backdrop").addEventListener("click", closeDrawers);
+  document.addEventListener("keydown", (e) => { if (e.key === "Escape") closeDrawers(); });
   $("#refresh-sessions").addEventListener("click", refreshSessions);
   $("#perm-once").addEventListener("click", () => permissionAnswer("once"));
   $("#perm-always").addEventListener("click", () => permissionAnswer("always"));
