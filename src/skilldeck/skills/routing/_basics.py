@@ -30,6 +30,8 @@ FORMAT_VERSION = 3
 #: floor of a query's score ceiling, in idf units (about two rare words): a query of
 #: one or two ordinary words cannot reach a confident normalised score
 MIN_CEILING = 10.0
+#: what :func:`identity` records (part of the key: an index of another form is not read)
+_IDENTITY = "name+skill_md"
 
 
 @dataclass(frozen=True)
@@ -84,14 +86,15 @@ def cache_key(fingerprint: str, params: BM25FParams, skill_identity: Sequence[st
     built with ``params`` for a registry whose state is ``fingerprint`` (it changes
     with any skill file's mtime or size, any registration, override or disabled
     name). Hashed from strings: a ``Path`` per skill cost tens of milliseconds."""
-    h = hashlib.sha256(f"{fingerprint}\0{params.key()}\0".encode())
+    h = hashlib.sha256(f"{fingerprint}\0{params.key()}\0{_IDENTITY}\0".encode())
     h.update("".join([f"{entry}\n" for entry in skill_identity]).encode())
     return h.hexdigest()[:24]
 
 
 def identity(skills: Sequence[Skill]) -> list[str]:
-    """What an index records of the skills it indexes, in order: name and folder."""
-    return [f"{s.name}\0{s.folder_str}" for s in skills]
+    """What an index records of the skills it indexes, in order: name and SKILL.md
+    path (a string the skill holds; its folder would be computed per skill)."""
+    return [f"{s.name}\0{s.skill_md_str}" for s in skills]
 
 
 def index_path(cache_dir: Path | str, key: str) -> Path:
