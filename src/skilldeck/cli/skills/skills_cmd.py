@@ -11,6 +11,7 @@ without typer or pydantic, with the same output (tests compare the two).
 from __future__ import annotations
 
 import sys
+import textwrap
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -99,11 +100,16 @@ def _note_hidden(entries: list[SkillEntry]) -> None:
         sys.stderr.write("      and, for why one is invalid: skilldeck skills validate PATH\n")
 
 
-def _print_entries(entries: list[SkillEntry], *, show_status: bool) -> None:
-    """One line per skill; the description gets whatever width is left."""
-    from rich.table import Table
+#: the narrowest last column the one-line table gives; under it each row's text goes
+#: on its own indented lines (long names, 80 columns, ``--all``)
+MIN_TEXT_COLUMN = 30
 
-    console = stdout_console()
+
+def _print_entries(entries: list[SkillEntry], *, show_status: bool) -> None:
+    """One line per skill, the description (``--all``: the reason) in whatever width is
+    left. When too little is left the text goes on indented lines under its row. A
+    reason is wrapped, never cut (it states facts: a line number, the fix to run); a
+    description is clipped with "…"."""
     rows = []
     for e in entries:
         skill = e.skill
@@ -114,25 +120,60 @@ def _print_entries(entries: list[SkillEntry], *, show_status: bool) -> None:
             str(skill.kind) if skill else "-",
             (skill.version or "-") if skill else "-",
         ]
-        rows.append((row, " ".join(text.split())))
+        whole = show_status and row[1] != "active"
+        rows.append((row, " ".join(text.split()), whole))
     headers = ["name", "status"] if show_status else ["name"]
     headers += ["source", "kind", "version"]
-    widths = [max([len(h)] + [len(r[i]) for r, _ in rows]) for i, h in enumerate(headers)]
-    room = max(20, console.width - sum(widths) - 2 * len(widths))
-    table = Table(box=None, show_edge=False, pad_edge=False)
-    for header, width in zip(headers, widths, strict=True):
-        table.add_column(
-            header, no_wrap=True, min_width=width, style="bold" if header == "name" else None
-        )
-    if show_status:  # the reason is what --all is asked for: wrapped, never cut
-        table.add_column("description / reason", overflow="fold", min_width=20)
+    widths = [max([len(h)] + [len(r[i]) for r, _, _ in rows]) for i, h in enumerate(headers)]
+    console = stdout_console()
+    room = console.width - sum(widths) - 2 * len(widths)
+    last = "description / reason" if show_status else "description"
+    if room >= MIN_TEXT_COLUMN:
+        _print_table([*headers, last], widths, rows, room)
     else:
-        table.add_column("description", no_wrap=True)
-    for row, text in rows:
-        full = show_status and row[1] != "active"  # a reason is shown whole
-        table.add_row(*row, text if full else _clip(text, room), style=None)
-    console.print(table, highlight=False, markup=False)
+        _print_stacked([*headers, last], widths, rows, console.width)
     console.print(f"{len(entries)} skill(s)", style="dim")
+
+
+def _print_table(
+    headers: list[str], widths: list[int], rows: list[tuple[list[str], str, bool]], room: int
+) -> None:
+    """The one-line-per-skill table; the last column gets exactly ``room`` and folds."""
+    from rich.table import Table
+
+    table = Table(box=None, show_edge=False, pad_edge=False)
+    for header, width in zip(headers, widths, strict=False):
+        table.add_column(
+            header, no_wrap=True, width=width, style="bold" if header == "name" else None
+        )
+    table.add_column(headers[-1], overflow="fold", width=room)
+    for row, text, whole in rows:
+        table.add_row(*row, text if whole else _clip(text, room))
+    stdout_console().print(table, highlight=False, markup=False)
+
+
+def _print_stacked(
+    headers: list[str], widths: list[int], rows: list[tuple[list[str], str, bool]], width: int
+) -> None:
+    """Too narrow for a text column: each row, then its text indented under it."""
+    console = stdout_console()
+    indent = "    "
+    room = max(20, width - len(indent))
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=False)).rstrip()
+
+    console.print(line(headers[:-1]), style="bold", highlight=False, markup=False, soft_wrap=True)
+    console.print(indent + headers[-1], style="bold", highlight=False, markup=False)
+    for row, text, whole in rows:
+        console.print(line(row), highlight=False, markup=False, soft_wrap=True)
+        if not text:
+            continue
+        wrapped = (
+            textwrap.wrap(text, room, break_on_hyphens=False) if whole else [_clip(text, room)]
+        )
+        for part in wrapped:
+            console.print(indent + part, highlight=False, markup=False, soft_wrap=True)
 
 
 def _reason(entry: SkillEntry) -> str:
