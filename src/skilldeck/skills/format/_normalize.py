@@ -17,7 +17,7 @@ from typing import Any
 from skilldeck.skills.format import _fields as F
 from skilldeck.skills.format._rules import Collector
 from skilldeck.skills.format.parse import ParsedFrontmatter
-from skilldeck.skills.model.spec import KNOWN_FIELDS, SPEC_FIELDS
+from skilldeck.skills.model.names import KNOWN_FIELDS, SPEC_FIELDS
 
 __all__ = ["from_metadata", "normalise", "reject_non_spec", "skill_description", "skill_name"]
 

@@ -16,7 +16,7 @@ from skilldeck.skills.model.diagnostics import (
     Severity,
     diagnostic_from_row,
 )
-from skilldeck.skills.model.spec import KNOWN_FIELDS
+from skilldeck.skills.model.names import KNOWN_FIELDS
 
 #: code → rule slug. SD0xx: the file cannot be read as frontmatter (skill skipped).
 #: SD1xx: a rule about the frontmatter's content.

@@ -11,6 +11,12 @@ every naming rule, and even the YAML subset skills-ref's parser accepts.
 
 Codes are stable (``SD1xx`` here, ``SD0xx`` from the parser) and documented in
 ``docs/skill-format.md``; a test keeps that table in sync with :data:`RULES`.
+
+The rules run on plain values (field names from ``skills/model/names.py``, the rule
+table in ``_rules.py``, normalisation in ``_normalize.py``), never on the pydantic
+model: :func:`validate_path` does not build a ``SkillMetadata`` at all, so ``skills
+validate`` starts without pydantic (``python -m bench startup``, row ``validate``);
+:func:`build_metadata` and ``load_skill`` build it for callers that read it.
 """
 
 from __future__ import annotations
@@ -19,11 +25,10 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pydantic
+from typing import TYPE_CHECKING, Any
 
 from skilldeck.errors import SkillParseError
+from skilldeck.skills import model
 from skilldeck.skills.discovery import TOO_DEEP, walk_tree
 from skilldeck.skills.format import _fields as F
 from skilldeck.skills.format import _normalize as N
@@ -37,6 +42,12 @@ from skilldeck.skills.model.diagnostics import (
     diagnostic_from_row,
     diagnostic_to_row,
 )
+from skilldeck.skills.model.names import (
+    KNOWN_FIELDS,
+    SPEC_FIELDS,
+    canonical_field,
+    unsafe_name_reason,
+)
 from skilldeck.skills.model.skill import (
     Skill,
     SkillKind,
@@ -46,13 +57,9 @@ from skilldeck.skills.model.skill import (
     detect_kind,
     sets_gating_field,
 )
-from skilldeck.skills.model.spec import (
-    KNOWN_FIELDS,
-    SPEC_FIELDS,
-    SkillMetadata,
-    canonical_field,
-    unsafe_name_reason,
-)
+
+if TYPE_CHECKING:
+    from skilldeck.skills.model.spec import SkillMetadata
 
 __all__ = [
     "RULES",
@@ -72,15 +79,19 @@ def build_metadata(
 ) -> tuple[SkillMetadata | None, list[Diagnostic]]:
     """Normalise ``parsed`` into SkillMetadata and report every problem at once.
 
-    Returns ``(None, diagnostics)`` when any diagnostic is an error.
+    Returns ``(None, diagnostics)`` when any diagnostic is an error. The rules are
+    checked without pydantic (:func:`_normalised`); only the model is built with it,
+    through the ``model`` facade, which imports it on first use.
     """
     values, c = _normalised(parsed, folder=os.fspath(folder), strict=strict)
     if values is None:
         return None, c.diagnostics
     try:
-        metadata = SkillMetadata(**values)
-    except pydantic.ValidationError as e:  # a normaliser bug, never the author's fault
-        c.error("SD160", f"frontmatter could not be normalised: {e.errors()[0]['msg']}")
+        metadata = model.SkillMetadata(**values)
+    except ValueError as e:  # pydantic's ValidationError: a normaliser bug, not the author's
+        errors = getattr(e, "errors", None)
+        reason = errors()[0]["msg"] if callable(errors) else str(e)
+        c.error("SD160", f"frontmatter could not be normalised: {reason}")
         return None, c.diagnostics
     return metadata, c.diagnostics
 
@@ -362,7 +373,11 @@ def validate_path(path: Path, *, strict: bool = False) -> list[ValidationReport]
         return [ValidationReport(path, None, False, [_diag("SD009", message, path)])]
     reports = []
     for md in files:
-        skill, diagnostics, name = _load(md, strict=strict, source=SkillSource.ROOT, root=None)
+        # lazy: the same rules and diagnostics, no SkillMetadata built (a report does
+        # not read it), so validating imports no pydantic (python -m bench startup)
+        skill, diagnostics, name = _load(
+            md, strict=strict, source=SkillSource.ROOT, root=None, lazy=True
+        )
         valid = skill is not None and not any(d.is_error for d in diagnostics)
         reports.append(ValidationReport(md, name, valid, diagnostics))
     reports += [ValidationReport(d.path or path, None, True, [d]) for d in cut]

@@ -1,5 +1,6 @@
 """The skill as a domain object: ``Skill`` (facts, lazy body, confined resources), its
-frontmatter schema (``SkillMetadata``) and ``Diagnostic``.
+frontmatter schema (``SkillMetadata``; its field names and the skill-name rules, which
+need no pydantic, in ``names``) and ``Diagnostic``.
 
 Other packages import these names from here; the modules behind them are this
 package's own business. Names load lazily (an import of the facade costs nothing).
@@ -20,6 +21,14 @@ if TYPE_CHECKING:
         errors_of,
         warnings_of,
     )
+    from skilldeck.skills.model.names import (
+        MAX_SAFE_NAME_BYTES,
+        attribute_name,
+        call_name,
+        canonical_field,
+        is_safe_name,
+        unsafe_name_reason,
+    )
     from skilldeck.skills.model.skill import (
         GATING_FIELDS,
         MAX_LISTED_RESOURCES,
@@ -33,15 +42,7 @@ if TYPE_CHECKING:
         detect_kind,
         sets_gating_field,
     )
-    from skilldeck.skills.model.spec import (
-        MAX_SAFE_NAME_BYTES,
-        SkillMetadata,
-        attribute_name,
-        call_name,
-        canonical_field,
-        is_safe_name,
-        unsafe_name_reason,
-    )
+    from skilldeck.skills.model.spec import SkillMetadata
 
 _HOME: dict[str, str] = {
     "MAX_LISTED_RESOURCES": "skill",
@@ -55,13 +56,13 @@ _HOME: dict[str, str] = {
     "declared_kind_of": "skill",
     "detect_kind": "skill",
     "sets_gating_field": "skill",
-    "MAX_SAFE_NAME_BYTES": "spec",
+    "MAX_SAFE_NAME_BYTES": "names",
     "SkillMetadata": "spec",
-    "attribute_name": "spec",
-    "call_name": "spec",
-    "canonical_field": "spec",
-    "is_safe_name": "spec",
-    "unsafe_name_reason": "spec",
+    "attribute_name": "names",
+    "call_name": "names",
+    "canonical_field": "names",
+    "is_safe_name": "names",
+    "unsafe_name_reason": "names",
     "Diagnostic": "diagnostics",
     "Severity": "diagnostics",
     "diagnostic_from_row": "diagnostics",
