@@ -22,7 +22,9 @@ too). ``ratio`` is skilldeck / baseline, next to the goal. ONE is a small genera
 skill; the corpus (``../shared/corpus``) is needed only for the match row, which is
 skipped without it, after one untimed run that builds the snapshot and routing index
 in a temporary ``SKILLDECK_HOME``. The missing-key row also says whether the model
-SDK was imported before the error (``python -X importtime``, one extra run).
+SDK was imported before the error, and the match row whether numpy was imported (a
+warm match ranks from the cached index without it) (``python -X importtime``, one
+extra run each).
 
 Without ``agentskills`` (the dev extra's skills-ref) the benchmark prints why and
 exits 0. The results go to ``bench/results/startup.json``.
@@ -48,6 +50,7 @@ REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
 RESULTS = Path(__file__).resolve().parent / "results" / "startup.json"
 QUERY = "extract the text and tables from a PDF file"
+SDKS = frozenset({"anthropic", "openai"})
 SKILL_MD = """---
 name: one-skill
 description: A small skill for the start-up benchmark. Use it to time validation.
@@ -80,8 +83,11 @@ def timed(argv: list[str], *, repeat: int, env: dict[str, str], cwd: Path) -> di
     return {"median_s": statistics.median(runs), "best_s": min(runs), "exit": code}
 
 
-def sdk_imported(argv: list[str], *, env: dict[str, str], cwd: Path) -> bool:
-    """Whether ``argv`` (a ``python -m skilldeck.cli.main …`` line) imports a model SDK."""
+def sdk_imported(
+    argv: list[str], *, env: dict[str, str], cwd: Path, names: frozenset[str] = SDKS
+) -> bool:
+    """Whether ``argv`` (a ``python -m skilldeck.cli.main …`` line) imports one of
+    ``names`` (by default a model SDK)."""
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", *argv],
         env=env,
@@ -91,7 +97,7 @@ def sdk_imported(argv: list[str], *, env: dict[str, str], cwd: Path) -> bool:
         check=False,
     )
     modules = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()}
-    return bool(modules & {"anthropic", "openai"})
+    return bool(modules & names)
 
 
 def commands(skill: Path, corpus: Path | None) -> list[dict[str, Any]]:
@@ -177,9 +183,12 @@ def measure(agentskills: str, corpus: Path | None, repeat: int) -> list[dict[str
                 "ratio": mine["median_s"] / ref["median_s"] if ref["median_s"] else None,
                 "goal": row["goal"],
             }
+            python_argv = ["-m", "skilldeck.cli.main", *row["argv"]]
             if row["row"] == "missing key":
-                result["sdk_imported"] = sdk_imported(
-                    ["-m", "skilldeck.cli.main", *row["argv"]], env=env, cwd=workspace
+                result["sdk_imported"] = sdk_imported(python_argv, env=env, cwd=workspace)
+            if row["row"] == "match (warm)":
+                result["numpy_imported"] = sdk_imported(
+                    python_argv, env=env, cwd=workspace, names=frozenset({"numpy"})
                 )
             out.append(result)
         return out
@@ -194,6 +203,8 @@ def print_table(rows: list[dict[str, Any]], repeat: int) -> None:
         note = ""
         if r["goal"] is not None and r["ratio"] is not None:
             note = "met" if r["ratio"] <= r["goal"] else "not met"
+        if "numpy_imported" in r:
+            note += "; numpy imported" if r["numpy_imported"] else "; no numpy"
         if "sdk_imported" in r:
             note = "SDK imported first" if r["sdk_imported"] else "reported before any SDK import"
         line = f"{r['row']:<14} {r['skilldeck_s']:>9.3f}s {r['baseline_s']:>11.3f}s"
