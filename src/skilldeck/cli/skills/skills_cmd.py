@@ -28,12 +28,18 @@ from skilldeck.cli.common import (
 )
 from skilldeck.cli.skills.fast.fastio import write_json_rows, write_scan_problems
 from skilldeck.cli.workspace import discover_registry
-from skilldeck.skills.execution import render_available_skills
+from skilldeck.skills.execution import (
+    SecretStore,
+    declared_credentials,
+    render_available_skills,
+    secret_store,
+)
 from skilldeck.skills.format import new_skill
 
 if TYPE_CHECKING:
     from skilldeck.skills.discovery import InvalidSkill
     from skilldeck.skills.model.diagnostics import Diagnostic
+    from skilldeck.skills.model.skill import Skill
     from skilldeck.skills.registry import SkillEntry
 
 
@@ -233,12 +239,64 @@ def show(
     console.print(f"[bold]{skill.name}[/bold] ({data['status']}, {skill.kind}, {skill.source})")
     console.print(f"location: {skill.skill_md}", highlight=False, soft_wrap=True)
     for key, value in data["metadata"].items():
-        if key not in ("name",):
-            console.print(f"{key}: {value}", highlight=False, soft_wrap=True)
+        if key == "credentials":
+            lines = _credential_lines(skill, secret_store(registry.settings.home))
+        elif key != "name":
+            lines = _field_lines(key, value)
+        else:
+            lines = []
+        for line in lines:
+            console.print(line, highlight=False, markup=False, soft_wrap=True)
     if data["resources"]:
         console.print("resources:\n  " + "\n  ".join(data["resources"]), highlight=False)
     console.rule()
     console.print(skill.body, markup=False, highlight=False, soft_wrap=True)
+
+
+def _credential_lines(skill: Skill, store: SecretStore) -> list[str]:
+    """``credentials:`` as a reader wants it: each name, whether the skill needs it,
+    whether a value is stored (and the command that stores one), what it is for."""
+    lines = ["credentials:"]
+    for c in declared_credentials(skill):
+        need = "required" if c.required else "optional"
+        if store.has(c.name, skill=skill.name):
+            state = "set"
+        else:
+            state = f"not set: skilldeck secrets set {c.name}"
+        lines.append(f"  {c.name} ({need}, {state})")
+        lines += [f"    {c.description}"] if c.description else []
+    return lines
+
+
+def _field_lines(key: str, value: Any, indent: str = "") -> list[str]:
+    """One metadata field as ``key: value`` lines: lists joined by commas, mappings and
+    lists of mappings one item per indented line — never a Python repr."""
+    if isinstance(value, dict):
+        lines = [f"{indent}{key}:"]
+        for k, v in value.items():
+            lines += _field_lines(str(k), v, indent + "  ")
+        return lines
+    if isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
+        lines = [f"{indent}{key}:"]
+        for item in value:
+            if isinstance(item, dict):
+                parts = [f"{k}: {_scalar(v)}" for k, v in item.items()]
+                lines.append(f"{indent}  - " + ", ".join(parts))
+            else:
+                lines.append(f"{indent}  - {_scalar(item)}")
+        return lines
+    return [f"{indent}{key}: {_scalar(value)}"]
+
+
+def _scalar(value: Any) -> str:
+    """A value as YAML would show it: lists comma-joined, booleans lower-case."""
+    if isinstance(value, list | tuple):
+        return ", ".join(_scalar(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_scalar(v)}" for k, v in value.items())
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "null" if value is None else str(value)
 
 
 def _show_invalid(broken: list[InvalidSkill], *, json_: bool) -> None:

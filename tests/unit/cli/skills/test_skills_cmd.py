@@ -147,6 +147,31 @@ def test_show_json_and_human(ws: Path) -> None:
     assert human.exit_code == 0 and "# Body" in human.stdout and "references/x.md" in human.stdout
 
 
+def test_show_renders_credentials_and_dependencies_readably(ws: Path) -> None:
+    folder = ws / ".claude" / "skills" / "creds"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        "---\nname: creds\ndescription: Uses tokens.\ncredentials:\n"
+        "  - name: GITHUB_TOKEN\n    description: a token with repo scope\n"
+        "  - name: OTHER_KEY\n    required: false\n"
+        "dependencies: {python: [requests>=2.31, pyyaml]}\n---\n\nBody\n",
+        encoding="utf-8",
+    )
+    out = run("show", "creds").stdout
+    assert "{" not in out and "[" not in out and "'" not in out  # no Python repr
+    lines = [line.strip() for line in out.splitlines()]
+    assert "GITHUB_TOKEN (required, not set: skilldeck secrets set GITHUB_TOKEN)" in lines
+    assert "a token with repo scope" in lines
+    assert "OTHER_KEY (optional, not set: skilldeck secrets set OTHER_KEY)" in lines
+    assert "python: requests>=2.31, pyyaml" in lines
+    stored = CliRunner().invoke(
+        build_app(["secrets", "set"]), ["secrets", "set", "GITHUB_TOKEN"], input="ghp_secret1\n"
+    )
+    assert stored.exit_code == 0, stored.output
+    out = run("show", "creds").stdout
+    assert "GITHUB_TOKEN (required, set)" in out and "ghp_secret1" not in out
+
+
 def test_show_unknown_suggests(ws: Path) -> None:
     result = run("show", "alpah")
     assert isinstance(result.exception, SkillNotFoundError)
