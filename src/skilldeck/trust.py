@@ -64,6 +64,7 @@ __all__ = [
     "WORKSPACE_SKILL_ROOTS",
     "Assessment",
     "TrustState",
+    "accept_created_root",
     "assess_workspace",
     "describe_workspace",
     "ignored_paths",
@@ -320,6 +321,26 @@ def _check_unchanged(
             "folder; nothing was trusted. Review it again.",
             path=real,
         )
+
+
+def accept_created_root(workspace: Path, home: Path, root: str) -> bool:
+    """Add ``root`` to a stored folder's recorded roots because skilldeck itself just
+    created it at the user's command (``skills install``): a model that could run
+    that could write the store anyway. Re-reads the store; changes nothing unless the
+    folder is stored with its config unchanged. True when ``root`` is now accepted."""
+    real = os.path.realpath(workspace)
+    folders = _load_store(home)
+    record = folders.get(real)
+    data, problem = read_config(Path(real), home)
+    if root not in CONTROL_ROOTS or record is None or problem:
+        return False
+    if record.get("config_sha256") != _digest(data):
+        return False
+    accepted = _recorded_roots(record) or frozenset()
+    if root not in accepted:
+        record["roots"] = [r for r in CONTROL_ROOTS if r in accepted or r == root]
+        _save_store(home, folders)
+    return True
 
 
 def revoke_folder(workspace: Path, home: Path) -> bool:

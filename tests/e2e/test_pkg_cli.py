@@ -127,3 +127,33 @@ def test_pack_refuses_an_invalid_skill(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "not a valid skill" in result.stderr
     assert not list(tmp_path.glob("*.skill"))
+
+
+def test_workspace_install_says_when_the_folder_is_not_trusted(
+    author: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home" / ".skilldeck"
+    project = tmp_path / "project"
+    project.mkdir()
+    done = run(project, home, "skills", "install", str(author))
+    assert done.returncode == 0, done.stderr
+    note = [line for line in done.stderr.splitlines() if line.startswith("note: ")]
+    assert len(note) == 1 and "is not trusted" in note[0] and "skilldeck trust" in note[0]
+    user = run(project, home, "skills", "install", str(author), "--scope", "user")
+    assert user.returncode == 0 and "note:" not in user.stderr
+
+
+def test_install_into_a_trusted_folder_records_the_skills_folder_it_creates(
+    author: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home" / ".skilldeck"
+    project = tmp_path / "project"
+    project.mkdir()
+    assert run(project, home, "trust", ".").returncode == 0
+    done = run(project, home, "skills", "install", str(author))
+    assert done.returncode == 0, done.stderr
+    assert "note:" not in done.stderr
+    listed = run(project, home, "skills", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert "appeared" not in listed.stderr
+    assert "release-notes" in listed.stdout

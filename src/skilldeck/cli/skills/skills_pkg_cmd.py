@@ -30,6 +30,7 @@ from skilldeck.errors import SkillChoiceError
 from skilldeck.skills.format import load_skill
 from skilldeck.skills.model.diagnostics import warnings_of
 from skilldeck.skills.packaging import installed, pack, uninstall, verify
+from skilldeck.skills.packaging.placement import workspace_note
 from skilldeck.skills.packaging.signing import key_id, keygen, load_public_key
 from skilldeck.skills.packaging.skillpack import SUFFIX, age_keygen, encrypt_skill
 from skilldeck.skills.sources import FetchOptions, install_from
@@ -207,9 +208,12 @@ def install_cmd(
         )
     if as_json:
         print_json(results[0].to_dict() if len(results) == 1 else [r.to_dict() for r in results])
-        return
-    for result in results:
-        _print_installed(result)
+    else:
+        for result in results:
+            _print_installed(result)
+    note = workspace_note(settings) if scope is ScopeChoice.workspace and results else None
+    if note:
+        stderr_console().print(f"[yellow]note[/]: {note}", highlight=False, soft_wrap=True)
 
 
 @contextlib.contextmanager

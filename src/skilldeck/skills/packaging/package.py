@@ -55,11 +55,15 @@ from skilldeck.skills.packaging.lockfile import (
     collect_files,
     installed,
     open_file,
-    skills_root,
     tree_digest,
     verify,
 )
-from skilldeck.skills.packaging.placement import commit_and_record, safe_name, uninstall
+from skilldeck.skills.packaging.placement import (
+    commit_and_record,
+    prepare_root,
+    safe_name,
+    uninstall,
+)
 from skilldeck.skills.packaging.signing import (
     check,
     keygen,
@@ -238,8 +242,7 @@ def install(
     options = InstallOptions(scope, verify_key, force, identity, allow_risk, origin)
     source = Path(source)
     public = load_public_key(verify_key) if verify_key else None
-    root = skills_root(settings, scope)
-    root.mkdir(parents=True, exist_ok=True)
+    root = prepare_root(settings, scope)
     staging = Path(tempfile.mkdtemp(prefix=".install-", dir=root.parent))
     try:
         staged = _stage(_opened(source, options, staging), staging)

@@ -20,8 +20,43 @@ from skilldeck.errors import PackageError
 from skilldeck.skills.model.spec import unsafe_name_reason
 from skilldeck.skills.packaging.lockfile import LockEntry, Scope, lock_path, locked, skills_root
 from skilldeck.skills.packaging.unpack import Staged
+from skilldeck.trust import accept_created_root, assess_workspace
 
-__all__ = ["commit_and_record", "safe_name", "uninstall"]
+__all__ = ["commit_and_record", "prepare_root", "safe_name", "uninstall", "workspace_note"]
+
+#: the workspace install root, as :mod:`skilldeck.trust` names it
+_WORKSPACE_ROOT = ".skilldeck/skills"
+
+
+def prepare_root(settings: Settings, scope: Scope) -> Path:
+    """``scope``'s skills root, created if missing. Creating the workspace one at the
+    user's command also records it in a trusted folder's store entry (else every run
+    would ignore it as a folder that "appeared after you trusted this folder")."""
+    root = skills_root(settings, scope)
+    if root.is_dir():
+        return root
+    root.mkdir(parents=True, exist_ok=True)
+    if scope == "workspace":
+        accept_created_root(settings.workspace, settings.home, _WORKSPACE_ROOT)
+    return root
+
+
+def workspace_note(settings: Settings) -> str | None:
+    """One line when skills installed in the workspace scope will not load (an
+    untrusted folder, or a skills folder its trust does not cover), with the fix."""
+    assessment = assess_workspace(settings.workspace, settings.home)
+    if assessment.accepts(_WORKSPACE_ROOT):
+        return None
+    where = settings.workspace
+    if assessment.trusted:
+        return (
+            f"{_WORKSPACE_ROOT} appeared after you trusted {where}, so its skills do not "
+            f"load yet; review it, then run `skilldeck trust {where}` again."
+        )
+    return (
+        f"{where} is not trusted, so workspace skills do not load; run "
+        f"`skilldeck trust {where}` (or install with --scope user)."
+    )
 
 
 def commit_and_record(
