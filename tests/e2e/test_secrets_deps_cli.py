@@ -180,3 +180,23 @@ def test_skills_install_builds_the_environment_before_first_use(
     ran = skilldeck("skills", "run", "installed-dep", "--json", cwd=work)
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["result"] == {"answer": 42}
+
+
+def test_secrets_set_refuses_several_lines_and_warns_of_an_unknown_skill(
+    tmp_path: Path, skilldeck_home: Path
+) -> None:
+    gh_skill(tmp_path)
+    two = skilldeck("secrets", "set", "GITHUB_TOKEN", cwd=tmp_path, input="abcdefgh\nijklmnop\n")
+    assert two.returncode == 1 and "2 lines" in two.stderr and "one line" in two.stderr
+    assert "Traceback" not in two.stderr
+    listed = skilldeck("secrets", "list", "--json", cwd=tmp_path)
+    assert json.loads(listed.stdout)["secrets"] == []  # nothing half-stored
+    unknown = skilldeck(
+        "secrets", "set", "GITHUB_TOKEN", "--skill", "nosuch-skill", cwd=tmp_path, input=TOKEN
+    )
+    assert unknown.returncode == 0
+    assert "no skill named 'nosuch-skill' is known here" in unknown.stderr
+    other = skilldeck("secrets", "set", "OTHER_KEY", "--skill", "gh", cwd=tmp_path, input=TOKEN)
+    assert "does not declare the credential OTHER_KEY" in other.stderr
+    known = skilldeck("secrets", "set", "GITHUB_TOKEN", "--skill", "gh", cwd=tmp_path, input=TOKEN)
+    assert known.returncode == 0 and "warning" not in known.stderr

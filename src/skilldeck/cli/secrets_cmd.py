@@ -17,8 +17,9 @@ from typing import Annotated
 import typer
 
 from skilldeck.cli.common import JsonOption, fail, print_json, stdout_console
+from skilldeck.cli.workspace import discover_registry
 from skilldeck.settings.layers import skilldeck_home
-from skilldeck.skills.execution import SecretStore, check_secret_name
+from skilldeck.skills.execution import SecretStore, check_secret_name, declared_credentials
 
 NameArg = Annotated[str, typer.Argument(help="The credential's name, e.g. GITHUB_TOKEN.")]
 SkillOption = Annotated[
@@ -38,12 +39,42 @@ def _store() -> SecretStore:
 
 
 def _read_value(name: str) -> str:
-    """The value from a hidden prompt (a terminal) or from stdin (a pipe)."""
+    """The value from a hidden prompt (a terminal) or from stdin (a pipe). A piped value
+    is one line: its final line break is dropped, and more than one line is refused
+    rather than cut (a PEM key or a pasted block would otherwise be stored broken)."""
     if sys.stdin.isatty():
         import getpass  # lazy: only an interactive set needs it
 
         return getpass.getpass(f"Value for {name} (input hidden): ")
-    return sys.stdin.readline().rstrip("\r\n")
+    value = sys.stdin.read().removesuffix("\n").removesuffix("\r")
+    if "\n" in value or "\r" in value:
+        fail(
+            f"The value piped for {name} has {len(value.splitlines())} lines; a credential "
+            f"is one line. Pipe exactly one (printf '%s' \"$VALUE\" | skilldeck secrets "
+            f"set {name}); store a multi-line secret (a key file) base64-encoded, or its "
+            "path for the skill to read."
+        )
+    return value
+
+
+def _check_skill(name: str, skill: str) -> None:
+    """Warn (on stderr) when ``--skill`` names no skill known here, or one that does not
+    declare ``name``: the value is stored all the same (the skill may be installed
+    later, or live in another workspace), but a typo must not pass unnoticed."""
+    registry = discover_registry(None, False)
+    if skill not in registry:
+        if not any(e.name == skill for e in registry.entries()):  # not even a broken one
+            sys.stderr.write(
+                f"warning: no skill named {skill!r} is known here (`skilldeck skills list "
+                "--all` shows them); the value is kept for a skill of that name.\n"
+            )
+        return
+    declared = declared_credentials(registry.get(skill, include_disabled=True))
+    if name not in {c.name for c in declared}:
+        sys.stderr.write(
+            f"warning: skill {skill!r} does not declare the credential {name} "
+            "(`credentials:` in its SKILL.md), so its scripts will not receive it.\n"
+        )
 
 
 def set_secret(name: NameArg, skill: SkillOption = None) -> None:
@@ -52,6 +83,8 @@ def set_secret(name: NameArg, skill: SkillOption = None) -> None:
     value = _read_value(name)
     if not value:
         fail(f"No value given for {name}: type it at the prompt or pipe it on stdin.")
+    if skill is not None:
+        _check_skill(name, skill)
     entry = _store().set(name, value, skill=skill)
     scope = f"skill {skill}" if skill else "every skill that declares it"
     print(f"Stored {name} for {scope} (in the {entry.backend}).")
