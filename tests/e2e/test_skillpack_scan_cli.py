@@ -168,3 +168,30 @@ def test_quarantined_skill_is_listed_with_reason_and_hidden_from_model(
     assert "quarantined" in human.stdout
     prompt = run(ws, home, "skills", "prompt")
     assert "fine" in prompt.stdout and "exfil" not in prompt.stdout
+
+
+def test_an_encrypted_pack_named_skill_warns_and_still_installs(
+    tmp_path: Path, home: Path, ws: Path
+) -> None:
+    keys = tmp_path / "keys"
+    recipient = run(ws, home, "skills", "keygen", "--age", "-o", str(keys / "id.txt")).stdout
+    assert run(ws, home, "skills", "keygen", "--out", str(keys / "sign.key")).returncode == 0
+    src = skill(tmp_path / "src", "team-notes")
+    out = tmp_path / "dist" / "team.skill"
+    out.parent.mkdir()
+    packed = run(
+        ws, home, "skills", "pack", str(src), "--sign", str(keys / "sign.key"),
+        "--encrypt-to", recipient.strip(), "-o", str(out),
+    )  # fmt: skip
+    assert packed.returncode == 0, packed.stderr
+    assert out.read_bytes().startswith(b"age-encryption.org/v1\n")
+    assert "warning" in packed.stdout and "team.skillpack" in packed.stdout
+    missing = run(ws, home, "skills", "install", str(out), "--scope", "user")
+    assert missing.returncode == 1 and "--identity" in missing.stderr
+    assert "zip" not in missing.stderr
+    done = run(
+        ws, home, "skills", "install", str(out), "--identity", str(keys / "id.txt"),
+        "--scope", "user",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "Installed team-notes" in done.stdout

@@ -94,6 +94,12 @@ def pack_cmd(
     console = stdout_console()
     how = "signed, encrypted" if encrypt_to else "signed"
     console.print(f"Packed {path}" + (f" ({how})" if sign else ""), highlight=False)
+    if encrypt_to and path.suffix.lower() not in (SUFFIX, ".age"):
+        console.print(
+            f"  [yellow]warning[/]: {path.name} is encrypted; name it {path.stem}{SUFFIX} "
+            "so people know they need --identity (install opens it either way).",
+            highlight=False,
+        )
     for warning in warnings:
         console.print(f"  [yellow]warning[/]: {warning}", highlight=False)
 

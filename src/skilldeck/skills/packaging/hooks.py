@@ -26,7 +26,7 @@ from pathlib import Path
 from skilldeck.skills.execution import build_at_install
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.packaging.lockfile import Origin, Scope
-from skilldeck.skills.packaging.skillpack import open_skillpack
+from skilldeck.skills.packaging.skillpack import is_encrypted, open_skillpack
 from skilldeck.skills.scanning.verdicts import install_check
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "Opener",
     "StagedCheck",
     "StagedSkill",
+    "opener_for",
 ]
 
 
@@ -84,3 +85,13 @@ Opener = Callable[[Path, InstallOptions, Path], Path]
 STAGED_CHECKS: tuple[StagedCheck, ...] = (install_check, build_at_install)
 #: lower-case file suffix (with the dot) → its opener
 OPENERS: Mapping[str, Opener] = {".skillpack": open_skillpack, ".age": open_skillpack}
+
+
+def opener_for(path: Path) -> Opener | None:
+    """The opener of the file ``path``: by its suffix, else by its content — an
+    age-encrypted file renamed ``.skill`` (or given any name) is still opened as a
+    pack, not misread as a broken zip."""
+    opener = OPENERS.get(path.suffix.lower())
+    if opener is None and is_encrypted(path):
+        return open_skillpack
+    return opener

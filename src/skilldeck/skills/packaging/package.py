@@ -281,7 +281,7 @@ def install(
 
 def _opened(source: Path, options: InstallOptions, staging: Path) -> Path:
     """``source``, or what its suffix's opener turns it into (a plain ``.skill``)."""
-    opener = hooks.OPENERS.get(source.suffix.lower()) if source.is_file() else None
+    opener = hooks.opener_for(source) if source.is_file() else None
     if opener is None:
         return source
     workdir = staging / ".opened"

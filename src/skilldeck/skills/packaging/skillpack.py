@@ -50,6 +50,7 @@ __all__ = [
     "age_keygen",
     "decrypt_pack",
     "encrypt_skill",
+    "is_encrypted",
     "load_identities",
     "open_skillpack",
     "parse_recipients",
@@ -192,6 +193,16 @@ def decrypt_pack(pack: Path, identity: Path) -> bytes:
         return bytes(pyrage.decrypt(data, identities))
     except pyrage.DecryptError as e:
         raise DecryptionError(_decrypt_message(pack, identity, str(e))) from e
+
+
+def is_encrypted(path: Path) -> bool:
+    """Whether ``path`` starts with an age header (binary or armored), whatever its name."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(len(AGE_MAGIC) + 64)
+    except OSError:
+        return False
+    return head.startswith(AGE_MAGIC) or head.lstrip().startswith(_ARMOR_BEGIN)
 
 
 def _read_pack(pack: Path) -> bytes:

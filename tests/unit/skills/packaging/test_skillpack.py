@@ -220,3 +220,30 @@ def test_a_skill_encrypted_by_age_cli_installs(
     subprocess.run(cmd, check=True)
     result = install(target, settings=settings, identity=key)
     assert (result.path / "SKILL.md").read_text() == SKILL_MD
+
+
+@pytest.mark.parametrize("name", ["team.skill", "team.zip", "team-pack"])
+def test_an_encrypted_pack_under_any_name_is_opened_as_one(
+    signed: Path, identity: tuple[Path, str], tmp_path: Path, settings: Settings, name: str
+) -> None:
+    renamed = tmp_path / name
+    renamed.write_bytes(encrypted(signed, identity[1]).read_bytes())
+    with pytest.raises(DecryptionError, match="--identity"):
+        install(renamed, settings=settings)
+    result = install(renamed, settings=settings, identity=identity[0])
+    assert (result.path / "SKILL.md").read_text() == SKILL_MD
+
+
+def test_an_armored_pack_named_skill_is_opened_as_one(
+    signed: Path, identity: tuple[Path, str], tmp_path: Path, settings: Settings
+) -> None:
+    data = encrypted(signed, identity[1]).read_bytes()
+    wrapped = base64.encodebytes(data).replace(b"\n", b"")
+    lines = [wrapped[i : i + 64] for i in range(0, len(wrapped), 64)]
+    armored = tmp_path / "armored.skill"
+    armored.write_bytes(
+        b"-----BEGIN AGE ENCRYPTED FILE-----\n"
+        + b"\n".join(lines)
+        + b"\n-----END AGE ENCRYPTED FILE-----\n"
+    )
+    assert install(armored, settings=settings, identity=identity[0]).name == "secret-skill"
