@@ -396,7 +396,11 @@ def assemble_tools(
     final_gate: ToolGate = ScopedGate(scoped, inner) if scoped else inner
     final = candidates.subset(names)
     if "Skill" in names and "Skill" in bound:  # code skills call tools through ``final``
-        final.register(SkillTool(registry, tools=final, available_tools=set(names)))
+        # the catalog goes once, in the system prompt (agent/startup.py: ranked by task)
+        skill_tool = SkillTool(
+            registry, tools=final, available_tools=set(names), list_in_description=False
+        )
+        final.register(skill_tool)
     manager = None
     if manager_factory is not None and names & SPAWNING:
         manager = manager_factory(final, final_gate)
