@@ -11,7 +11,6 @@ release keeps working while ours imports the new paths.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.util
 import sys
 import warnings
@@ -23,8 +22,14 @@ from typing import Any
 __all__ = ["load_attribute", "redirect_moved_modules"]
 
 
-class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Resolve ``<package>.<old>`` to ``<package>.<sub>.<old>`` for one package."""
+class _MovedModuleFinder:
+    """Resolve ``<package>.<old>`` to ``<package>.<sub>.<old>`` for one package.
+
+    A finder and loader by protocol (``find_spec``, ``create_module``,
+    ``exec_module``), not by subclassing ``importlib.abc``: that module imports
+    ``importlib.resources`` (tempfile, shutil, lzma…), which every command would pay
+    for at start-up (``python -m bench startup``).
+    """
 
     def __init__(self, package: str, moved: Mapping[str, str]) -> None:
         self.package = package
@@ -36,7 +41,7 @@ class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         prefix, _, leaf = fullname.rpartition(".")
         if prefix != self.package or leaf not in self.moved or leaf == self.moved[leaf]:
             return None
-        return importlib.util.spec_from_loader(fullname, self)
+        return importlib.util.spec_from_loader(fullname, self)  # type: ignore[arg-type]  # by protocol
 
     def create_module(self, spec: ModuleSpec) -> ModuleType:
         leaf = spec.name.rpartition(".")[2]
