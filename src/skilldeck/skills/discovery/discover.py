@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import importlib
+import itertools
 import operator
 import os
 import stat as stat_mod
@@ -397,21 +398,33 @@ def _rebuild_unchanged(
     scan: RootScan, snapshot: RootSnapshot, mds: list[str], stats: list[os.stat_result | None]
 ) -> bool:
     """The usual warm case, all at once: when every SKILL.md still has its stored
-    (mtime, size) and every row is a loaded skill of well-formed types, build the
-    skills in one tight loop and return True; otherwise change nothing and return
-    False (the row-by-row loop of :func:`_load_unchanged_tree` takes over). The
-    comparisons and type checks are whole-column operations that run in C."""
-    rels, mtimes, sizes, starts, offsets, kind_names, ends, names = snapshot.cols
+    (mtime, size) and every row is well-formed, build the skills in one tight loop
+    (the few that did not load go to ``scan.invalid`` from their stored diagnostics)
+    and return True; otherwise change nothing and return False (the row-by-row loop
+    of :func:`_load_unchanged_tree` takes over). The comparisons and type checks
+    are whole-column operations that run in C."""
+    cols, all_mds = snapshot.cols, mds
+    mtimes, sizes = cols[1], cols[2]
     if list(map(_MTIME_NS, stats)) != mtimes or list(map(_SIZE, stats)) != sizes:
         return False
-    if not (
-        _all_of(str, names)
-        and _all_of(int, starts)
-        and _all_of(int, ends)
-        and _all_of(int, offsets)
-        and set(kind_names) <= _KIND_NAMES  # (no None: every skill loaded)
-    ):
+    rels, _, _, starts, offsets, kind_names, ends, names = cols
+    if not (_all_of(str, names) and _all_of(int, starts) and _all_of(int, ends)):
         return False
+    invalid: list[InvalidSkill] = []
+    if not (_all_of(int, offsets) and set(kind_names) <= _KIND_NAMES):
+        # skills that did not load (kind None; 13 in the corpus), taken out of the columns
+        found = _unchanged_invalid(scan, snapshot, mds)
+        if found is None:
+            return False
+        invalid = found
+        loaded = [kind is not None for kind in kind_names]
+        rels, starts, offsets, kind_names, ends, names = (
+            list(itertools.compress(col, loaded))
+            for col in (rels, starts, offsets, kind_names, ends, names)
+        )
+        mds = list(itertools.compress(mds, loaded))
+        if not _all_of(int, offsets):
+            return False
     kinds = list(map(_KINDS.__getitem__, kind_names))
     columns = zip(mds, names, starts, ends, offsets, kinds, strict=True)
     built = Skill._many_from_store(
@@ -428,8 +441,34 @@ def _rebuild_unchanged(
                 skill.kind = code
             if rel in gate and cache_mod.gates(rel, skill.kind, snapshot):
                 skill._gate = True
-    scan.file_paths, scan.file_mtimes, scan.file_sizes = mds, mtimes, sizes
+    scan.invalid.extend(invalid)
+    scan.file_paths, scan.file_mtimes, scan.file_sizes = all_mds, mtimes, sizes
     return True
+
+
+def _unchanged_invalid(
+    scan: RootScan, snapshot: RootSnapshot, mds: list[str]
+) -> list[InvalidSkill] | None:
+    """The unchanged rows of skills that did not load, rebuilt from their stored
+    diagnostics (as :func:`_load_other` would); None when a row is not of that shape
+    (kind neither a known kind nor None) or its record does not decode."""
+    _rels, mtimes, sizes, starts, offsets, kinds, ends, names = snapshot.cols
+    source, root = scan.root.source, scan.root.path
+    invalid: list[InvalidSkill] = []
+    for index, kind in enumerate(kinds):
+        if kind is not None:
+            if kind not in _KIND_NAMES:
+                return None
+            continue
+        stored = cache_mod.Stored(snapshot.blob, starts[index], ends[index], False)
+        rec = [mtimes[index], sizes[index], stored, offsets[index], None, None, names[index]]
+        md = mds[index]
+        loaded = cache_mod.skill_from_record(rec, md, source=source, root=root, has_code=False)
+        if loaded is None or loaded[0] is not None:
+            return None
+        skill_md = Path(md)
+        invalid.append(InvalidSkill(loaded[2], skill_md.parent, skill_md, source, root, loaded[1]))
+    return invalid
 
 
 def _build_run(

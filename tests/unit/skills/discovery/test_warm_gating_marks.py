@@ -85,3 +85,33 @@ def test_a_skill_py_added_later_marks_the_reader_again(root: Path, tmp_path: Pat
     assert reader.kind is SkillKind.CODE and reader.may_be_gated()
     again = next(s for s in _scan(root, cache).skills if s.name == "b-reader")
     assert again.kind is SkillKind.CODE and again.may_be_gated()
+
+
+def test_a_broken_skill_keeps_the_warm_path_whole(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Skills that did not load are rebuilt from their stored diagnostics beside the
+    all-rows-at-once path; the row-by-row loop runs only when a file changed."""
+    from skilldeck.skills.discovery import discover
+
+    cache = tmp_path / "cache"
+    cold = _scan(root, cache)
+
+    def row_by_row(*args: object) -> None:
+        raise AssertionError("an unchanged tree went row by row")
+
+    monkeypatch.setattr(discover, "_build_run", row_by_row)
+    warm = _scan(root, cache)
+    assert warm.parsed == 0
+    assert [s.name for s in warm.skills] == [s.name for s in cold.skills]
+    assert warm.invalid == cold.invalid
+    assert warm.files == cold.files
+    monkeypatch.undo()
+    changed_md = root / "a-plain" / "SKILL.md"
+    changed_md.write_text("---\nname: a-plain\ndescription: New.\n---\n\nBody\n", encoding="utf-8")
+    past = time.time() - 600
+    os.utime(changed_md, (past, past))
+    changed = _scan(root, cache)
+    assert changed.parsed == 1
+    assert [s.name for s in changed.skills] == [s.name for s in cold.skills]
+    assert changed.invalid == cold.invalid
