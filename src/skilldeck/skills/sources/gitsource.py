@@ -95,12 +95,33 @@ def _git(args: list[str], *, url: str, options: FetchOptions, cwd: Path | None =
             "The git program is not installed; install git to fetch skills from a repository."
         ) from e
     if done.returncode != 0:
-        detail = done.stderr.strip().splitlines()
-        last = detail[-1] if detail else f"exit code {done.returncode}"
+        reason = git_reason(done.stderr, done.returncode)
         if any(marker in done.stderr.lower() for marker in _UNREACHABLE):
-            raise SourceUnreachableError(f"Cannot reach the git repository {url}: {last}")
-        raise _GitFailed(last)
+            raise SourceUnreachableError(f"Cannot reach the git repository {url}: {reason}")
+        raise _GitFailed(reason)
     return done.stdout
+
+
+#: lines git adds to every remote failure; they say nothing about this one
+_BOILERPLATE = (
+    "could not read from remote repository",
+    "please make sure you have the correct access rights",
+    "and the repository exists",
+)
+
+
+def git_reason(stderr: str, returncode: int) -> str:
+    """What a failed git said, shortened: its ``fatal:``/``error:`` lines (at most two)
+    without the boilerplate git adds to every remote failure."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    useful = [line for line in lines if not any(b in line.lower() for b in _BOILERPLATE)]
+    marked = [line for line in useful if line.lower().startswith(("fatal:", "error:", "ssh:"))]
+    picked = [
+        line.removeprefix("fatal: ").removeprefix("error: ").rstrip(".")
+        for line in (marked or useful)
+    ]
+    reason = "; ".join(dict.fromkeys(picked[:2]))
+    return reason or f"git exited with code {returncode}"
 
 
 class _GitFailed(Exception):

@@ -13,10 +13,11 @@ from skilldeck.errors import (
     PackageError,
     RiskyContentError,
     SkillChoiceError,
+    SourceUnreachableError,
 )
 from skilldeck.skills.packaging import pack
 from skilldeck.skills.packaging.lockfile import LockFile, lock_path, skills_root
-from skilldeck.skills.sources import install_from, pin, update
+from skilldeck.skills.sources import check_updates, install_from, pin, update
 from source_fixtures import GitRepo, git_repo, write_skill
 
 
@@ -89,3 +90,20 @@ def test_update_and_pin_refused_by_the_scanner_take_allow_risk(
     with pytest.raises(RiskyContentError):
         pin(settings, "alpha", "v2", force=True)
     assert pin(settings, "alpha", "v2", force=True, allow_risk=True).name == "alpha"
+
+
+def test_an_unreachable_repository_keeps_what_git_said(tmp_path: Path, settings: Settings) -> None:
+    missing = (tmp_path / "nothere").as_uri()
+    with pytest.raises(SourceUnreachableError) as info:
+        install_from(missing, settings=settings)
+    message = str(info.value)
+    assert "does not appear to be a git repository" in message
+    assert "and the repository exists" not in message
+    repo = git_repo(tmp_path / "repo", {"": "solo"})
+    install_from(repo.url, settings=settings)
+    repo.path.rename(tmp_path / "gone")
+    [status] = check_updates(settings)
+    assert status.state == "error"
+    assert "does not appear to be a git repository" in status.message
+    [result] = update(settings, names=["solo"])
+    assert "does not appear to be a git repository" in result.message
