@@ -275,8 +275,20 @@ def install(
         signed_by=signed_by,
         claimed_signer=signer_of(staged.signature) if staged.signature and not signed_by else None,
         backup=backup,
-        warnings=[*ready.warnings, *(str(d) for d in warnings_of(ready.skill.diagnostics))],
+        warnings=[*ready.warnings, *_staged_warnings(ready)],
     )
+
+
+#: SD101 (name differs from its folder) judged a staging folder's name; the installed
+#: folder is named after the skill, so it never applies to the installed copy
+_NOT_FOR_INSTALLED = frozenset({"SD101"})
+
+
+def _staged_warnings(ready: StagedSkill) -> list[str]:
+    """The validation warnings that hold for the installed copy."""
+    return [
+        str(d) for d in warnings_of(ready.skill.diagnostics) if d.code not in _NOT_FOR_INSTALLED
+    ]
 
 
 def _opened(source: Path, options: InstallOptions, staging: Path) -> Path:

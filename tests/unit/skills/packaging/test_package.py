@@ -601,3 +601,14 @@ def test_a_failed_lock_write_rolls_the_install_back(
     assert (target / "mine.md").read_text(encoding="utf-8") == "keep me\n"
     assert list((settings.workspace / ".skilldeck" / "backups").iterdir()) == []
     assert not list((settings.workspace / ".skilldeck").glob(".install-*"))
+
+
+def test_install_does_not_warn_about_a_staging_folder_name(
+    tmp_path: Path, settings: Settings
+) -> None:
+    """SD101 (name differs from its folder) judged the temporary staging folder; the
+    installed folder is named after the skill, so the warning was false."""
+    folder = make_skill(tmp_path / "repo", name="solo-skill")
+    result = install(folder, settings=settings)
+    assert result.path.name == "solo-skill"
+    assert not [w for w in result.warnings if "SD101" in w or ".install-" in w]
