@@ -59,7 +59,10 @@ def test_router_eval_of_a_skill_folder(root: Path, tmp_path: Path) -> None:
     assert "Trigger evals (router, trigger score >= 0.10)" in done.stdout
     assert "3/3 requests passed (100%)" in done.stdout
     assert "Note: 3 skills in the catalog." in done.stdout  # why scores run low
+    assert "try --threshold" not in done.stdout  # it is already 0.1
     assert max(map(len, done.stdout.splitlines())) <= 80
+    default = run(str(root / "pdf-tools"), "--root", str(root), "--no-defaults", cwd=tmp_path)
+    assert "try --threshold 0.1" in " ".join(default.stdout.split())
 
 
 def test_router_eval_json_and_min_rate(root: Path, tmp_path: Path) -> None:
@@ -254,3 +257,39 @@ def test_a_failing_model_is_one_clear_line(root: Path, tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert "the model is down" in done.stderr
+
+
+def test_coexist_with_a_missing_folder_names_coexist(root: Path, tmp_path: Path) -> None:
+    done = run("--root", str(root), "--coexist", str(tmp_path / "nonexistent"), cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().startswith(f"error: --coexist {tmp_path / 'nonexistent'}:")
+    assert "--root" not in done.stderr
+
+
+def test_an_unavailable_skill_is_reported_as_such_not_as_a_miss(root: Path, tmp_path: Path) -> None:
+    gated = root / "gated-pdf"
+    (gated / "evals").mkdir(parents=True)
+    (gated / "SKILL.md").write_text(
+        "---\nname: gated-pdf\ndescription: Extract text from PDF files.\n"
+        "requires-bins: [no-such-program-xyz]\n---\n\n# gated\n",
+        encoding="utf-8",
+    )
+    (gated / "evals" / "trigger_evals.json").write_text(json.dumps(PDF_EVALS[:1]))
+    alone = run("gated-pdf", "--root", str(root), "--no-defaults", cwd=tmp_path)
+    assert alone.returncode == 1 and "Traceback" not in alone.stderr
+    assert "gated-pdf not evaluated (1 request(s)): unavailable here" in alone.stderr
+    assert "no-such-program-xyz" in alone.stderr
+    assert "rank 1" not in alone.stdout + alone.stderr
+    both = run("gated-pdf", "pdf-tools", "--root", str(root), "--no-defaults", cwd=tmp_path)
+    assert both.returncode == 0, both.stderr
+    flat = " ".join(both.stdout.split())
+    assert "gated-pdf not evaluated (1 request(s)): unavailable here: needs program(s)" in flat
+    assert "gated-pdf (should trigger)" not in flat  # not a silent miss
+    assert "3 requests passed" in flat or "/3 requests passed" in flat
+    data = json.loads(
+        run(
+            "gated-pdf", "pdf-tools", "--root", str(root), "--no-defaults", "--json", cwd=tmp_path
+        ).stdout
+    )
+    assert [n["skill"] for n in data["not_run"]] == ["gated-pdf"]
+    assert {c["skill"] for c in data["cases"]} == {"pdf-tools"}

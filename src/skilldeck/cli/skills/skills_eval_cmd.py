@@ -20,9 +20,11 @@ of the level-1 block.
 from __future__ import annotations
 
 import textwrap
+from collections import Counter
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import anyio
 import typer
@@ -47,6 +49,8 @@ from skilldeck.skills.routing import (
 
 #: below this many skills the router's scores run low (see :func:`small_catalog_note`)
 SMALL_CATALOG = 50
+#: the threshold that note suggests (no note when the one used is already this low)
+LOW_THRESHOLD = 0.1
 
 TargetsArg = Annotated[
     list[str] | None,
@@ -87,6 +91,8 @@ def eval_(
     json_: JsonOption = False,
 ) -> None:
     """Run trigger evals: does each skill get picked for its requests, and only those?"""
+    if coexist is not None and not coexist.is_dir():
+        fail(f"--coexist {coexist}: not a folder (give the new skill's folder).", code=2)
     paths = [Path(t) for t in targets or () if Path(t).exists()]
     skill_dirs = [p for p in paths if p.is_dir()]
     registry = discover_registry([*skill_dirs, *(root or [])], no_defaults)
@@ -95,13 +101,17 @@ def eval_(
     if coexist is not None:
         _report_coexistence(registry, coexist, cases, limit, json_=json_)
         return
+    cases, not_run = split_unpickable(registry, cases)
+    if not cases:
+        fail("Nothing to evaluate: " + " ".join(n.sentence() for n in not_run))
     report = run_evals(registry, cases, model=model, runs=runs, threshold=limit, base_url=base_url)
     if json_:
-        print_json(report.to_dict())
+        print_json({**report.to_dict(), "not_run": [n.to_dict() for n in not_run]})
     else:
         lines = report_lines(report, threshold=None if model else limit)
+        lines += not_run_lines(not_run)
         if model is None and len(registry.list()) < SMALL_CATALOG:
-            lines.append(small_catalog_note(len(registry.list())))
+            lines.append(small_catalog_note(len(registry.list()), threshold=limit))
         typer.echo("\n".join(lines))
     under = report.below(min_rate) if min_rate is not None else []
     if under:
@@ -128,6 +138,47 @@ def run_evals(
 
 
 # ---- which cases ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NotRun:
+    """A skill whose cases were left out: no picker can choose it here, so its misses
+    would say nothing about its description (an unavailable skill, or one with
+    ``disable-model-invocation``)."""
+
+    skill: str
+    reason: str
+    cases: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"skill": self.skill, "reason": self.reason, "cases": self.cases}
+
+    def sentence(self) -> str:
+        return f"{self.skill} not evaluated ({self.cases} request(s)): {self.reason}."
+
+
+def split_unpickable(
+    registry: SkillRegistry, cases: list[TriggerCase]
+) -> tuple[list[TriggerCase], list[NotRun]]:
+    """``cases`` without those of skills nothing can pick, and why each was left out."""
+    why: dict[str, str] = {}
+    for name in dict.fromkeys(c.skill for c in cases):
+        skill = registry.get(name, include_disabled=True)
+        if not skill.available:
+            why[name] = f"unavailable here: {skill.unavailable_reason or 'see skills list --all'}"
+        elif skill.metadata.disable_model_invocation:
+            why[name] = "disable-model-invocation is set: no model or router ever picks it"
+    kept = [c for c in cases if c.skill not in why]
+    counts = Counter(c.skill for c in cases if c.skill in why)
+    return kept, [NotRun(name, reason, counts[name]) for name, reason in why.items()]
+
+
+def not_run_lines(not_run: list[NotRun]) -> list[str]:
+    """Why some skills' requests were not run, wrapped at 78 columns."""
+    lines: list[str] = []
+    for n in not_run:
+        lines += ["", *textwrap.wrap(n.sentence(), width=78, subsequent_indent="  ")]
+    return lines
 
 
 def collect_cases(
@@ -224,13 +275,16 @@ def report_lines(report: EvalReport, *, threshold: float | None) -> list[str]:
     return lines
 
 
-def small_catalog_note(skills: int) -> str:
-    """Why a small catalog's router scores sit under the hint threshold."""
+def small_catalog_note(skills: int, *, threshold: float | None = None) -> str:
+    """Why a small catalog's router scores sit under the hint threshold, and (unless
+    the ``threshold`` used is already that low) the lower one to try."""
     text = (
         f"Note: {skills} skills in the catalog. Scores weigh words by rarity across the "
-        "catalog, so in a small one right matches score low; try --threshold 0.1 "
-        "(docs/routing.md)."
+        "catalog, so in a small one right matches score low"
     )
+    if threshold is None or threshold > LOW_THRESHOLD:
+        text += f"; try --threshold {LOW_THRESHOLD}"
+    text += " (docs/routing.md)."
     return "\n".join(textwrap.wrap(text, width=78))
 
 
