@@ -1,7 +1,8 @@
 """``skilldeck skills check|update|pin``: keep skills installed from git, URLs and indexes current.
 
 Thin: options → :mod:`skilldeck.skills.sources` → a table or ``--json``. ``check``
-changes nothing and exits 1 when something is out of date (so CI can ask);
+changes nothing and exits 0 when all is up to date, 1 when something is out of date,
+2 when a source could not be reached (so CI can ask);
 ``update`` exits 1 when a skill was refused (edited locally, a moved pinned tag, an
 unreachable source) and says why for each.
 """
@@ -56,8 +57,15 @@ def check_cmd(
         print_json([s.to_dict() for s in statuses])
     else:
         _print_statuses(statuses)
-    if any(s.state in ("outdated", "moved") for s in statuses):
-        raise typer.Exit(1)
+    raise typer.Exit(check_exit_code(statuses))
+
+
+def check_exit_code(statuses: list[UpdateStatus]) -> int:
+    """0: all up to date; 1: something is outdated (or its tag moved); 2: a source
+    could not be checked — that wins, since what it would say is unknown."""
+    if any(s.state == "error" for s in statuses):
+        return 2
+    return 1 if any(s.state in ("outdated", "moved") for s in statuses) else 0
 
 
 def _print_statuses(statuses: list[UpdateStatus]) -> None:
