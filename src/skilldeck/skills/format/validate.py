@@ -373,11 +373,12 @@ def validate_path(path: Path, *, strict: bool = False) -> list[ValidationReport]
         return [ValidationReport(path, None, False, [_diag("SD009", message, path)])]
     reports = []
     for md in files:
-        # lazy: the same rules and diagnostics, no SkillMetadata built (a report does
+        # loaded lazily: the same rules and diagnostics, no SkillMetadata built (a report does
         # not read it), so validating imports no pydantic (python -m bench startup)
         skill, diagnostics, name = _load(
             md, strict=strict, source=SkillSource.ROOT, root=None, lazy=True
         )
+        diagnostics = [*diagnostics, *_requirements_file_diagnostics(md.parent)]
         valid = skill is not None and not any(d.is_error for d in diagnostics)
         reports.append(ValidationReport(md, name, valid, diagnostics))
     reports += [ValidationReport(d.path or path, None, True, [d]) for d in cut]
@@ -386,6 +387,27 @@ def validate_path(path: Path, *, strict: bool = False) -> list[ValidationReport]
 
 def _diag(code: str, message: str, path: Path) -> Diagnostic:
     return Diagnostic(code, RULES[code], message, path=path)
+
+
+def _requirements_file_diagnostics(folder: Path) -> list[Diagnostic]:
+    """SD181 for each refused line of the skill's ``requirements.txt`` (an option such
+    as ``--index-url``): the environment build refuses the whole file, so validate
+    says so first. Read only here, never at discovery."""
+    path = folder / "requirements.txt"
+    try:
+        text = "" if path.is_symlink() else path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    found = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split(" #", 1)[0].strip()
+        why = F.requirement_problem(line) if line and not line.startswith("#") else None
+        if why:
+            message = f"requirements.txt: {why}; no environment is built until it is removed"
+            found.append(
+                Diagnostic("SD181", RULES["SD181"], message, Severity.WARNING, path, number)
+            )
+    return found
 
 
 def _skill_files(top: Path, cut: list[Diagnostic]) -> list[Path]:

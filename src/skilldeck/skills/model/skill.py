@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from skilldeck._safefs import read_confined
 from skilldeck._safefs import walk as safe_walk
 from skilldeck.errors import ResourceAccessError, SkillParseError
+from skilldeck.skills import model
 from skilldeck.skills.model.diagnostics import Diagnostic, diagnostic_from_row, diagnostic_to_row
 
 if TYPE_CHECKING:
@@ -295,10 +296,8 @@ class Skill:
     def metadata(self) -> SkillMetadata:
         meta = self._metadata
         if meta is None:
-            from skilldeck.skills.model import spec  # lazy: pydantic; warm listings skip it
-
-            try:
-                meta = spec.SkillMetadata.model_validate(self._stored_fields())
+            try:  # the facade imports pydantic only now: warm listings never get here
+                meta = model.SkillMetadata.model_validate(self._stored_fields())
             except ValueError:  # pydantic's ValidationError: a damaged stored record
                 meta = self._reload().metadata
             self._metadata = meta
