@@ -38,12 +38,18 @@ import shutil
 import sys
 import weakref
 from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from skilldeck.settings.layers import skilldeck_home
-from skilldeck.skills.execution.credentials import missing_credentials, secret_store
-from skilldeck.skills.execution.environments import Environments
-from skilldeck.skills.execution.secrets import SecretStore
+
+# through the facade, loaded on first use: a listing gates a few skills by bins, env
+# or compatibility and needs neither the environments (subprocess, threading) nor the
+# secrets store (``python -m bench discovery``, figure ``cli_list_json_warm``)
+from skilldeck.skills import execution as _execution
 from skilldeck.skills.model.skill import Skill, SkillKind
+
+if TYPE_CHECKING:
+    from skilldeck.skills.execution.secrets import SecretStore
 
 __all__ = [
     "apply_gating",
@@ -178,13 +184,13 @@ def _environment_reason(skill: Skill) -> str | None:
             "a code skill cannot declare its own requirements (its code runs with "
             "skilldeck's Python); move the code that needs them into a script skill"
         )
-    return Environments(skilldeck_home()).unavailable_reason(skill)
+    return _execution.Environments(skilldeck_home()).unavailable_reason(skill)
 
 
 def _credentials_reason(skill: Skill, store: SecretStore | None) -> str | None:
     if not _declares_needs(skill) or not skill.field_values().get("credentials"):
         return None
-    missing = missing_credentials(skill, store or secret_store())
+    missing = _execution.missing_credentials(skill, store or _execution.secret_store())
     if not missing:
         return None
     how = " / ".join(f"skilldeck secrets set {name}" for name in missing)
@@ -235,7 +241,8 @@ def apply_gating(
         wants = meta.requires_bins or meta.requires_env or meta.compatibility
         if not (wants or gated_before or _declares_needs(skill)):
             continue  # the common case, kept cheap: registries hold thousands of skills
-        store = store or secret_store()
+        if store is None and _declares_needs(skill):
+            store = _execution.secret_store()
         reason = machine_reason(skill, store=store)
         if skill.unavailable_reason is not None and not gated_before:
             continue
