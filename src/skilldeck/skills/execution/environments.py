@@ -89,13 +89,17 @@ def read_requirements(skill: Skill) -> list[str]:
     lines = list(skill.metadata.dependencies.get("python", []))
     path = skill.folder / "requirements.txt"
     if path.is_file() and not path.is_symlink():
-        for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for number, raw in enumerate(text.splitlines(), 1):
             line = raw.split(" #", 1)[0].strip()
             if line and not line.startswith("#"):
                 problem = _requirement_problem(line)
                 if problem:
+                    # no rebuild can get past this: the file itself must change
                     raise EnvironmentBuildError(
-                        f"requirements.txt of skill {skill.name!r}: {problem} ({path})."
+                        f"requirements.txt of skill {skill.name!r}, line {number}: {problem}. "
+                        f"Edit {path} (remove or replace that line), then run: "
+                        f"skilldeck skills deps {skill.name}"
                     )
                 lines.append(line)
     return list(dict.fromkeys(lines))

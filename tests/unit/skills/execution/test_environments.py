@@ -170,3 +170,22 @@ def test_a_plain_dependencies_list_means_python_requirements(tmp_path: Path) -> 
     skill = skill_with(tmp_path, "listed", None, "dependencies: [tinydep, other>=1]\n")
     assert skill.metadata.dependencies == {"python": ["tinydep", "other>=1"]}
     assert read_requirements(skill) == ["tinydep", "other>=1"]
+
+
+def test_a_refused_requirements_line_says_to_edit_the_file_and_validate_warns(
+    tmp_path: Path, envs: Environments
+) -> None:
+    skill = skill_with(tmp_path, "opt", "tinydep\n# a note\n--index-url http://evil.example/x\n")
+    with pytest.raises(EnvironmentBuildError) as caught:
+        envs.ensure(skill, offline=True)
+    message = str(caught.value)
+    assert "line 3" in message and f"Edit {skill.folder / 'requirements.txt'}" in message
+    assert "--rebuild" not in message  # a rebuild cannot get past the file
+    (report,) = validate_path(skill.folder)
+    (warning,) = [d for d in report.diagnostics if d.code == "SD181"]
+    assert not warning.is_error and report.valid
+    assert (warning.path, warning.line) == (skill.folder / "requirements.txt", 3)
+    assert "'--index-url' is not allowed" in warning.message
+    clean = skill_with(tmp_path, "clean", "tinydep==1.0  # pinned\n")
+    (ok,) = validate_path(clean.folder)
+    assert "SD181" not in [d.code for d in ok.diagnostics]
