@@ -157,3 +157,21 @@ def test_install_into_a_trusted_folder_records_the_skills_folder_it_creates(
     assert listed.returncode == 0, listed.stderr
     assert "appeared" not in listed.stderr
     assert "release-notes" in listed.stdout
+
+
+def test_verify_prints_each_problem_under_its_own_skill(author: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home" / ".skilldeck"
+    project = tmp_path / "project"
+    project.mkdir()
+    for scope in ("workspace", "user"):
+        done = run(project, home, "skills", "install", str(author), "--scope", scope)
+        assert done.returncode == 0, done.stderr
+    edited = project / ".skilldeck" / "skills" / "release-notes" / "SKILL.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\nedit\n", encoding="utf-8")
+    result = run(project, home, "skills", "verify")
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    changed = lines.index("CHANGED release-notes (workspace)")
+    assert lines[changed + 1].startswith("  SKILL.md was modified")
+    assert "ok release-notes (user)" in lines
+    assert sum("was modified" in line for line in lines) == 1

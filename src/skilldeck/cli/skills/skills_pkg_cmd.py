@@ -294,12 +294,18 @@ def verify_cmd(
         )
     else:
         console = stdout_console()
-        bad = {(p.scope, p.name) for p in problems}
-        for s, entry in checked:
-            mark = "[red]CHANGED[/]" if (s, entry.name) in bad else "[green]ok[/]"
-            console.print(f"{mark} {entry.name} ({s})", highlight=False)
+        by_skill: dict[tuple[str, str], list[str]] = {}
         for p in problems:
-            console.print(f"  {p.name}: {p.message}", highlight=False)
+            by_skill.setdefault((p.scope, p.name), []).append(p.message)
+        for s, entry in checked:
+            details = by_skill.pop((s, entry.name), [])
+            mark = "[red]CHANGED[/]" if details else "[green]ok[/]"
+            console.print(f"{mark} {entry.name} ({s})", highlight=False)
+            for message in details:  # right under their skill's line
+                console.print(f"  {message}", highlight=False)
+        for (s, name), details in by_skill.items():  # not in the listing (none expected)
+            for message in details:
+                console.print(f"  {name} ({s}): {message}", highlight=False)
         if not checked:
             console.print("No installed skills recorded in skills.lock.")
     if problems:
