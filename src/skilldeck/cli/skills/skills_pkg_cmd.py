@@ -303,9 +303,9 @@ def verify_cmd(
             console.print(f"{mark} {entry.name} ({s})", highlight=False)
             for message in details:  # right under their skill's line
                 console.print(f"  {message}", highlight=False)
-        for (s, name), details in by_skill.items():  # not in the listing (none expected)
+        for (where, name), details in by_skill.items():  # not listed (none expected)
             for message in details:
-                console.print(f"  {name} ({s}): {message}", highlight=False)
+                console.print(f"  {name} ({where}): {message}", highlight=False)
         if not checked:
             console.print("No installed skills recorded in skills.lock.")
     if problems:
