@@ -20,8 +20,10 @@ How a query is ranked (docs/routing.md has the measurements):
    model is English-only, so requests that look non-English stay lexical.
 
 The index is built once per registry state and cached on disk under
-``settings.cache_dir / "routing"``, keyed by ``registry.fingerprint``; a warm process
-loads arrays and never re-reads a SKILL.md.
+``settings.cache_dir / "routing"``, keyed by ``registry.fingerprint`` and the skills'
+names and SKILL.md paths; a warm process loads arrays and never re-reads a SKILL.md.
+A one-shot ``skilldeck skills match`` ranks from that file without numpy
+(:mod:`._warm`, same rankings and scores).
 """
 
 from __future__ import annotations
