@@ -195,3 +195,12 @@ def test_an_encrypted_pack_named_skill_warns_and_still_installs(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "Installed team-notes" in done.stdout
+
+
+def test_scan_of_a_folder_without_skills_fails(tmp_path: Path, home: Path, ws: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run(ws, home, "skills", "scan", str(empty))
+    assert result.returncode != 0
+    assert "No skill found" in result.stderr and "clean" not in result.stdout
+    no_traceback(result)

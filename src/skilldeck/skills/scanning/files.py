@@ -72,12 +72,12 @@ def read_text(path: Path, rel: str, skipped: list[str] | None = None) -> str | N
 
 def skill_folders(top: Path) -> list[Path]:
     """The topmost folders holding a SKILL.md under ``top`` (``top`` itself if it is one)."""
-    if (top / "SKILL.md").is_file():
+    if (top / "SKILL.md").is_file() or (top / "skill.md").is_file():
         return [top]
     found: list[Path] = []
     for here, dirnames, filenames in walk(top, max_depth=12):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-        if "SKILL.md" in filenames:
+        if "SKILL.md" in filenames or "skill.md" in filenames:
             found.append(Path(here))
             dirnames[:] = []  # nested skills belong to their parent's scan
     return sorted(found)

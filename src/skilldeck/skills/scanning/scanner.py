@@ -163,7 +163,13 @@ def scan_paths(paths: Sequence[Path]) -> list[ScanReport]:
         if path.is_file():
             reports.append(scan_file(path))
         elif path.is_dir():
-            reports.extend(scan_skill(folder) for folder in skill_folders(path) or [path])
+            folders = skill_folders(path)
+            if not folders:
+                raise ResourceAccessError(
+                    f"No skill found in {path} (no SKILL.md in it or below); pass a skill "
+                    "folder, a folder of skills, or a single file to scan."
+                )
+            reports.extend(scan_skill(folder) for folder in folders)
         else:
             raise ResourceAccessError(
                 f"{path} does not exist; pass a skill folder or a file to scan."
