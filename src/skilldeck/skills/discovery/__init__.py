@@ -31,7 +31,6 @@ if TYPE_CHECKING:
         bundled_root,
         resolve_roots,
         scan_root,
-        walk_tree,
     )
     from skilldeck.skills.discovery.walk import (
         DANGLING_SYMLINK,
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
         Tree,
         diagnostic,
         link_state,
+        walk_tree,
     )
 
 _HOME: dict[str, str] = {
@@ -56,7 +56,7 @@ _HOME: dict[str, str] = {
     "bundled_root": "discover",
     "resolve_roots": "discover",
     "scan_root": "discover",
-    "walk_tree": "discover",
+    "walk_tree": "walk",  # defined there: skills validate need not import discover
     "DANGLING_SYMLINK": "walk",
     "MAX_DEPTH": "walk",
     "RESOURCE_DIRS": "walk",
