@@ -98,8 +98,8 @@ def install_check(staged: StagedSkill, options: InstallOptions) -> None:
 def refusal(name: str, high: Sequence[Finding], *, width: int = 80) -> str:
     """The scanner's refusal: a summary line, one line per finding (``width`` columns
     at most, the first five), and what to do — short lines a terminal shows whole."""
-    count = f"{len(high)} high-severity finding" + ("s" if len(high) != 1 else "")
-    lines = [f"Skill {name!r} refused by the content scanner ({count}):"]
+    count = f"{len(high)} high finding" + ("s" if len(high) != 1 else "")
+    lines = [f"Skill {name!r} refused by the content scanner, {count}:"]
     for f in high[:5]:
         line = f"  {f.code} {f.file}:{f.line} {f.message}"
         lines.append(line if len(line) <= width else line[: width - 1] + "…")

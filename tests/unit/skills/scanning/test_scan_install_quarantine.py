@@ -42,7 +42,7 @@ def test_install_refuses_high_findings(tmp_path: Path, settings: Settings) -> No
         install(folder, settings=settings)
     assert info.value.findings
     lines = str(info.value).splitlines()
-    assert lines[0].endswith("refused by the content scanner (1 high-severity finding):")
+    assert lines[0].endswith("refused by the content scanner, 1 high finding:")
     assert lines[1].startswith("  SC101 SKILL.md:6 ")
     assert all(len(line) <= 80 for line in lines), lines
     assert not (settings.workspace / ".skilldeck" / "skills" / "curl-pipe-sh").exists()
