@@ -25,7 +25,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skilldeck.errors import SkillParseError
 from skilldeck.skills import model
@@ -219,7 +219,7 @@ def _load(
         rule = RULES.get(e.code, "parse-error")
         return None, [Diagnostic(e.code, rule, e.bare_message, path=md, line=e.line)], None
     if lazy:
-        skill, rows, _declared = _lazy_skill(
+        skill, rows, _declared, _read_at = _lazy_skill(
             parsed, str(folder), strict=strict, source=source, root=root, has_code=has_code
         )
         diagnostics = [diagnostic_from_row(row, md) for row in rows]
@@ -250,10 +250,18 @@ def _raw_name(parsed: ParsedFrontmatter) -> str | None:
     return raw_name if isinstance(raw_name, str) else None
 
 
-#: One SKILL.md as discovery takes it: the skill (None when it does not load), its
-#: diagnostics as rows, its declared kind (``prompt``/``script``; None when it does not
-#: load) and the ``(mtime_ns, size)`` it was read at (None when it could not be read).
-Discovered = tuple[Skill | None, list[DiagnosticRow], str | None, tuple[int, int] | None]
+class Discovered(NamedTuple):
+    """One SKILL.md as discovery takes it (and the lazy :func:`load_skill`): a skill
+    and its problems, in the form the snapshot stores them."""
+
+    #: the skill, None when it does not load
+    skill: Skill | None
+    #: its diagnostics as rows (see :func:`diagnostic_to_row`)
+    rows: list[DiagnosticRow]
+    #: its declared kind (``prompt``/``script``), None when it does not load
+    declared: str | None
+    #: the ``(mtime_ns, size)`` it was read at, None when it could not be read
+    read_at: tuple[int, int] | None
 
 
 def load_for_discovery(
@@ -268,11 +276,10 @@ def load_for_discovery(
         parsed = parse_skill_md(md)
     except SkillParseError as e:
         rule = RULES.get(e.code, "parse-error")
-        return None, [[e.code, rule, e.bare_message, "error", e.line, "="]], None, None
-    skill, rows, declared = _lazy_skill(
+        return Discovered(None, [[e.code, rule, e.bare_message, "error", e.line, "="]], None, None)
+    return _lazy_skill(
         parsed, os.path.dirname(md), strict=strict, source=source, root=root, has_code=has_code
     )
-    return skill, rows, declared, parsed.stamp
 
 
 def _lazy_skill(
@@ -283,10 +290,10 @@ def _lazy_skill(
     source: SkillSource,
     root: Path | None,
     has_code: bool | None,
-) -> tuple[Skill | None, list[DiagnosticRow], str | None]:
+) -> Discovered:
     """``_load`` for ``lazy=True``: the same rules and diagnostics (as rows), a skill
-    holding the normalised values instead of a SkillMetadata built from them, and
-    its declared kind."""
+    holding the normalised values instead of a SkillMetadata built from them, its
+    declared kind and the stat the file was read at."""
     values, c = _normalised(parsed, folder=folder, strict=strict)
     if strict:
         extra = reference_diagnostics(parsed)
@@ -297,7 +304,7 @@ def _lazy_skill(
             values = None
     rows = c.rows
     if values is None:
-        return None, rows, None
+        return Discovered(None, rows, None, parsed.stamp)
     if not values["extra"]:
         del values["extra"]  # as model_dump(exclude_defaults=True) would leave it
     if has_code is None:
@@ -314,7 +321,7 @@ def _lazy_skill(
         body_offset=parsed.body_offset,
         kind=SkillKind.CODE if has_code else declared,
     )
-    return skill, rows, declared.value
+    return Discovered(skill, rows, declared.value, parsed.stamp)
 
 
 def _kind(folder: Path, metadata: SkillMetadata, has_code: bool | None) -> SkillKind:

@@ -13,6 +13,7 @@ from skilldeck.config import load_settings
 from skilldeck.skills.discovery import Root as DiscoveryRoot
 from skilldeck.skills.discovery import bundled_root, resolve_roots, scan_root
 from skilldeck.skills.discovery.discover import discover
+from skilldeck.skills.format import Discovered, validate
 from skilldeck.skills.model.skill import SkillSource
 
 
@@ -169,3 +170,23 @@ def test_collector_state_is_restored(tmp_path: Path) -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_parse_for_discovery_is_one_named_shape(tmp_path: Path) -> None:
+    """``Discovered`` is what discovery gets for a SKILL.md, loaded or not: named
+    fields, still unpacking as the four-tuple the snapshot code reads."""
+    good = tmp_path / "good"
+    good.mkdir()
+    (good / "SKILL.md").write_text("---\nname: good\ndescription: Fine.\n---\nBody\n", "utf-8")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "SKILL.md").write_text("---\nname: [oops\n---\n", "utf-8")
+    options = {"strict": False, "source": SkillSource.ROOT, "root": tmp_path, "has_code": False}
+    loaded = validate.load_for_discovery(str(good / "SKILL.md"), **options)
+    broken = validate.load_for_discovery(str(bad / "SKILL.md"), **options)
+    assert isinstance(loaded, Discovered) and isinstance(broken, Discovered)
+    assert loaded.skill is not None and loaded.skill.name == "good"
+    assert loaded.declared == "prompt" and loaded.read_at is not None
+    skill, rows, declared, read_at = broken
+    assert skill is None and declared is None and read_at is None
+    assert rows and rows[0][3] == "error"
