@@ -60,8 +60,9 @@ class _CatalogTool(Tool):
 
     def _skill(self, name: str) -> Skill:
         skill = self.registry.get(name)
-        if skill.unavailable_reason:
-            raise SkilldeckError(f"Skill {name!r} is unavailable here: {skill.unavailable_reason}")
+        why = self.registry.why_unavailable(skill)
+        if why:
+            raise SkilldeckError(f"Skill {name!r} is unavailable here: {why}")
         return skill
 
 

@@ -207,8 +207,9 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
             skill = self.registry.get(name)
         except SkilldeckError as e:
             raise ToolError(str(e)) from e
-        if skill.unavailable_reason:
-            raise ToolError(f"Skill {name!r} is unavailable here: {skill.unavailable_reason}")
+        why = self.registry.why_unavailable(skill)
+        if why:
+            raise ToolError(f"Skill {name!r} is unavailable here: {why}")
         return skill
 
     # ---- tools -----------------------------------------------------------------------

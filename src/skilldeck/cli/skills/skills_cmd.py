@@ -356,8 +356,10 @@ def prompt(
         return
     # nothing for the model to see (an agent leaves the block out): say why, not ""
     every = registry.list(include_disabled=True)
-    disabled = sum(1 for s in every if not s.enabled)
-    unavailable = sum(1 for s in every if s.enabled and s.unavailable_reason is not None)
+    disabled = sum(1 for s in every if not registry.is_enabled(s))
+    unavailable = sum(
+        1 for s in every if registry.is_enabled(s) and registry.why_unavailable(s) is not None
+    )
     hidden = len(every) - disabled - unavailable
     sys.stderr.write(
         f"note: no skill is shown to the model ({len(every)} found: {disabled} disabled, "

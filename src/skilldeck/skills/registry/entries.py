@@ -38,6 +38,9 @@ class SkillEntry:
     shadowed_by: Path | None = None
     reason: str | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
+    #: the registry's view of the name (``SkillRegistry.is_enabled``); None for an
+    #: entry built elsewhere, which falls back on what the skill object says
+    enabled: bool | None = None
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -56,7 +59,7 @@ class SkillEntry:
             "skill_md": str(self.skill_md) if self.skill_md else None,
             "source": str(self.source),
             "kind": str(skill.kind) if skill else None,
-            "enabled": bool(skill and skill.enabled),
+            "enabled": self.enabled if self.enabled is not None else bool(skill and skill.enabled),
             "version": skill.version if skill else None,
             "status": str(self.status),
             "shadowed_by": str(self.shadowed_by) if self.shadowed_by else None,

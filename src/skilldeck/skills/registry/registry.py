@@ -256,6 +256,7 @@ class SkillRegistry:
                     bad.folder,
                     bad.skill_md,
                     diagnostics=tuple(bad.diagnostics),
+                    enabled=False,
                 )
             )
         rows.sort(key=lambda e: e.name)
@@ -285,12 +286,14 @@ class SkillRegistry:
                 shadowed_by=winner.folder,
                 reason=self._why(winner, skill),
                 diagnostics=diags,
+                enabled=self.is_enabled(skill),
             )
-        status, reason = EntryStatus.ACTIVE, None
-        if not self.is_enabled(skill):
-            status, reason = EntryStatus.DISABLED, "disabled in config"
-        elif skill.unavailable_reason is not None:
-            status, reason = EntryStatus.UNAVAILABLE, skill.unavailable_reason
+        enabled = self.is_enabled(skill)
+        status, reason = EntryStatus.ACTIVE, self.why_unavailable(skill)
+        if not enabled:
+            status = EntryStatus.DISABLED
+        elif reason is not None:
+            status = EntryStatus.UNAVAILABLE
         return SkillEntry(
             skill.name,
             status,
@@ -300,6 +303,7 @@ class SkillRegistry:
             skill,
             reason=reason,
             diagnostics=diags,
+            enabled=enabled,
         )
 
     def shadowing(self) -> builtins.list[Shadowing]:

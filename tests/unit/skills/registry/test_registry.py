@@ -318,3 +318,21 @@ def test_a_loaded_skill_registered_in_code_still_counts_as_registered(
     assert shadow.reason == "registered in code, which beats discovered skills"
     assert not reg.refresh().any  # nothing on disk changed; the registration stays
     assert reg.get("docx") is mine
+
+
+def test_entries_report_the_registrys_view_not_the_skill_objects(
+    layered: dict[str, Path],
+) -> None:
+    """``enabled`` and the reason in ``entries()`` come from the registry
+    (``is_enabled``, ``why_unavailable``), not from attributes on the shared
+    ``Skill`` objects, which any reader could have overwritten."""
+    reg = registry(skills={"dirs": [str(layered["extra"])], "disabled": ["docx"]})
+    for skill in reg.versions("pdf"):
+        skill.enabled = False  # a stale write on the shared object
+    reg.get("docx", include_disabled=True).enabled = True
+    rows = {(e.name, str(e.folder)): e.to_dict() for e in reg.entries()}
+    pdf = [row for (name, _), row in rows.items() if name == "pdf"]
+    assert pdf and all(row["enabled"] for row in pdf)
+    docx = next(row for (name, _), row in rows.items() if name == "docx")
+    assert docx["enabled"] is False and docx["status"] == "disabled"
+    assert docx["reason"] == "disabled in config"
