@@ -191,6 +191,8 @@ def test_secrets_set_refuses_several_lines_and_warns_of_an_unknown_skill(
     assert "Traceback" not in two.stderr
     listed = skilldeck("secrets", "list", "--json", cwd=tmp_path)
     assert json.loads(listed.stdout)["secrets"] == []  # nothing half-stored
+    blank = skilldeck("secrets", "set", "OTHER_KEY", cwd=tmp_path, input="abcdefgh\r\n\n")
+    assert blank.returncode == 0, blank.stderr  # trailing line breaks are not a 2nd line
     unknown = skilldeck(
         "secrets", "set", "GITHUB_TOKEN", "--skill", "nosuch-skill", cwd=tmp_path, input=TOKEN
     )

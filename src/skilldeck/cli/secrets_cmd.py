@@ -40,13 +40,13 @@ def _store() -> SecretStore:
 
 def _read_value(name: str) -> str:
     """The value from a hidden prompt (a terminal) or from stdin (a pipe). A piped value
-    is one line: its final line break is dropped, and more than one line is refused
+    is one line: final line breaks are dropped, and more than one line is refused
     rather than cut (a PEM key or a pasted block would otherwise be stored broken)."""
     if sys.stdin.isatty():
         import getpass  # lazy: only an interactive set needs it
 
         return getpass.getpass(f"Value for {name} (input hidden): ")
-    value = sys.stdin.read().removesuffix("\n").removesuffix("\r")
+    value = sys.stdin.read().rstrip("\r\n")  # the final line break(s), nothing else
     if "\n" in value or "\r" in value:
         fail(
             f"The value piped for {name} has {len(value.splitlines())} lines; a credential "
