@@ -164,8 +164,9 @@ def split_unpickable(
     why: dict[str, str] = {}
     for name in dict.fromkeys(c.skill for c in cases):
         skill = registry.get(name, include_disabled=True)
-        if not skill.available:
-            why[name] = f"unavailable here: {skill.unavailable_reason or 'see skills list --all'}"
+        unavailable = registry.why_unavailable(skill)
+        if unavailable is not None:
+            why[name] = f"unavailable here: {unavailable}"
         elif skill.metadata.disable_model_invocation:
             why[name] = "disable-model-invocation is set: no model or router ever picks it"
     kept = [c for c in cases if c.skill not in why]
