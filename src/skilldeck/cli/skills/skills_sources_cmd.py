@@ -45,7 +45,10 @@ def check_cmd(
     scope: ScopeFilter = None,
     as_json: JsonOption = False,
 ) -> None:
-    """List installed skills whose source has something newer (changes nothing)."""
+    """List installed skills whose source has something newer (changes nothing).
+
+    Exit status: 0 all up to date, 1 something outdated, 2 a source could not be checked.
+    """
     with cli_reporter() as reporter:
         statuses = check_updates(
             settings_from_cli(),
