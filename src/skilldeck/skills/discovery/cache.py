@@ -26,6 +26,10 @@ calls that prove nothing changed. The sidecar is written before the index that
 names it and never rewritten (each snapshot gets a new token), so an index and
 the blob it names always belong together; older blobs are removed after a write.
 
+Speed-fenced: the marshal columns, the sidecar blob and the ``gate``/``deps_only``
+sets (which rows gating must decode) are justified by ``python -m bench discovery``
+(figure ``warm``).
+
 Timestamps written in the last :data:`RACY_NS` before the scan started are not
 trusted (the "racy git" problem: a second write within the filesystem's timestamp
 granularity leaves mtime unchanged), so such entries are re-checked next time.
