@@ -111,6 +111,12 @@ class EventLog:
             seq = self._index * STRIDE
         return self._add(SessionEvent(seq, self.session_id, event))
 
+    def append_live(self, event: Event) -> SessionEvent:
+        """Append an event only subscribers see (the store never will: a sub-agent's
+        request waiting for a reply), numbered like a text delta."""
+        self._deltas = min(self._deltas + 1, STRIDE - 2)
+        return self._add(SessionEvent(self._index * STRIDE + self._deltas, self.session_id, event))
+
     def append_unstored(self, event: Event) -> SessionEvent:
         """Append an event the store does not hold (the ``done`` of a run whose end
         could not be recorded): numbered after everything, before the next stored one."""

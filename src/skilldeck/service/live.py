@@ -18,19 +18,32 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from skilldeck.agent.events import DoneEvent, Event, TextDeltaEvent
+from skilldeck.agent.events import DoneEvent, Event, PermissionRequestEvent, TextDeltaEvent
 from skilldeck.agent.loop import Agent
+from skilldeck.agent.permissions.gate import Approval, ApprovalRequest
 from skilldeck.agent.store import SessionStore
+from skilldeck.agent.subagents import SubagentManager
 from skilldeck.errors import SessionError
 from skilldeck.service.eventlog import EventLog, ends_run
 from skilldeck.service.replies import Replies
 
-__all__ = ["TAIL_SECONDS", "LiveSession", "pump", "tail"]
+__all__ = ["TAIL_SECONDS", "ChildWait", "LiveSession", "pump", "tail"]
 
 log = logging.getLogger(__name__)
 
 #: how often a run of another process is looked for in the store
 TAIL_SECONDS = 0.25
+
+
+@dataclass
+class ChildWait:
+    """A foreground sub-agent's permission request, waiting (in memory, its run still
+    going on) for :meth:`SessionService.approve` — a sub-agent's turn cannot be paused
+    and stored like a session's own."""
+
+    request: ApprovalRequest
+    decision: Approval | None = None
+    answered: anyio.Event = field(default_factory=anyio.Event)
 
 
 @dataclass
@@ -47,10 +60,27 @@ class LiveSession:
     finished: anyio.Event = field(default_factory=anyio.Event)
     #: when the service last used it (idle logs are dropped after a while)
     touched: float = field(default_factory=time.monotonic)
+    #: its sub-agents' permission requests waiting for a reply, by tool call id
+    child_waits: dict[str, ChildWait] = field(default_factory=dict)
 
     @property
     def session_id(self) -> str:
         return self.log.session_id
+
+    async def ask_for_child(self, request: ApprovalRequest) -> Approval:
+        """The approver of this session's foreground sub-agents: wait for a reply."""
+        wait = self.child_waits[request.call.id] = ChildWait(request)
+        call = request.call  # the run's own events reach the log only after the Task
+        self.log.append_live(  # call returns: tell the subscribers now
+            PermissionRequestEvent(
+                tool=call.name, input=call.input, reason=request.reason, is_sub_agent=True
+            )
+        )
+        try:
+            await wait.answered.wait()
+        finally:
+            del self.child_waits[request.call.id]
+        return wait.decision or Approval.DENY
 
 
 async def pump(
@@ -65,6 +95,8 @@ async def pump(
     called once ``first`` is logged. Never raises an ``Exception``: a bug below has
     been recorded as ``error`` by the loop, and the service keeps serving."""
     before, logged = live.log.stored, 0
+    if isinstance(agent.subagents, SubagentManager):  # a sub-agent's "ask" waits for
+        agent.subagents.approver = live.ask_for_child  # approve(), the agent's pauses
     live.log.begin_run()
     cancelled = False
     try:

@@ -43,7 +43,7 @@ import anyio.to_thread
 from skilldeck.agent.events import Event, ToolResultEvent
 from skilldeck.agent.loop import Agent
 from skilldeck.agent.pending import Pending
-from skilldeck.agent.permissions.gate import RememberingGate
+from skilldeck.agent.permissions.gate import Approval, RememberingGate
 from skilldeck.agent.spec import Scan
 from skilldeck.agent.store import (
     SessionRecord,
@@ -66,6 +66,7 @@ from skilldeck.service.replies import Answer, Decision, Replies, ReplyPlan, sett
 from skilldeck.service.views import (
     SessionDetail,
     SessionSummary,
+    child_calls,
     message_view,
     pending_calls,
     summary_of,
@@ -219,6 +220,12 @@ class SessionService:
         """Reply to a permission request of a paused turn: ``allow`` (once), ``always``
         (and for the rest of the session) or ``deny``. Returns True when that was the
         last reply the turn waited for and the run resumed."""
+        child = self._live.get(self.store.resolve(session_id))
+        wait = child.child_waits.get(call_id) if child is not None else None
+        if wait is not None:  # a sub-agent's request: its run goes on at once
+            wait.decision = Approval(str(Decision(decision)))
+            wait.answered.set()
+            return True
         record, live, pending = self._paused(session_id)
         live.replies.add_decision(record.id, pending, call_id, Decision(decision))
         return await self._resume_if_complete(record, live, pending)
@@ -285,9 +292,10 @@ class SessionService:
         record = self.store.get(live.log.session_id)
         pending = Pending.from_dict(record.pending) if record.pending else None
         messages = [m for m in map(message_view, self.store.messages(record.id)) if m]
+        waiting = pending_calls(pending) if pending and record.status == "paused" else []
         return SessionDetail(
             summary=self._summary(record),
-            pending=pending_calls(pending) if pending and record.status == "paused" else [],
+            pending=waiting or child_calls(live.child_waits.values()),
             messages=messages,
             todos=self.store.todos(record.id),
             last_seq=live.log.last_seq,

@@ -6,6 +6,7 @@ records, so an interface never needs the store's own types.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,6 +97,20 @@ def summary_of(record: SessionRecord, *, running_here: bool = False) -> SessionS
         running_here=running_here,
         waiting_for=waiting,
     )
+
+
+def child_calls(waits: Iterable[Any]) -> list[PendingCall]:
+    """The sub-agents' permission requests waiting in memory (``live.ChildWait``)."""
+    return [
+        PendingCall(
+            call_id=w.request.call.id,
+            kind="permission",
+            tool=w.request.call.name,
+            input=dict(w.request.call.input),
+            reason=w.request.reason,
+        )
+        for w in waits
+    ]
 
 
 def pending_calls(pending: Pending) -> list[PendingCall]:

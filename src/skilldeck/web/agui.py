@@ -140,6 +140,23 @@ class AguiMapper:
             RunErrorEvent(message=message, code=code, timestamp=self.clock()),
         ]
 
+    def interrupt(self, waiting: Sequence[WaitingCall]) -> list[BaseEvent]:
+        """Close the run with an interrupt while the session's run goes on: a sub-agent
+        waits (in memory) for a reply to ``waiting``; the resume continues the run."""
+        if self.finished:
+            return []
+        self.finished = True
+        return [
+            *self._close_all_text(),
+            RunFinishedEvent(
+                thread_id=self.thread_id,
+                run_id=self.run_id,
+                result={"status": "paused", "reason": "a sub-agent waits for a reply"},
+                outcome=RunFinishedInterruptOutcome(interrupts=interrupts_for(waiting)),
+                timestamp=self.clock(),
+            ),
+        ]
+
     # ---- one skilldeck event ------------------------------------------------------
 
     def map(self, event: Event, *, pending: Sequence[WaitingCall] | None = None) -> list[BaseEvent]:

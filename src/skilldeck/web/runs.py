@@ -37,7 +37,13 @@ from ag_ui.core import (
     TextMessageStartEvent,
 )
 
-from skilldeck.agent.events import DoneEvent, TextEvent, ToolCallEvent, ToolResultEvent
+from skilldeck.agent.events import (
+    DoneEvent,
+    PermissionRequestEvent,
+    TextEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 from skilldeck.errors import SessionError, SessionNotFoundError, SkilldeckError
 from skilldeck.service import SessionService
 from skilldeck.web.agui import AguiMapper
@@ -104,6 +110,8 @@ async def agui_events(
             pending = service.show(session_id).pending
         for out in mapper.map(step, pending=pending):
             yield out
+        for out in _child_waits(service, session_id, step, mapper):
+            yield out
         if mapper.finished:
             return
     for out in mapper.error(
@@ -148,6 +156,19 @@ async def _begin(
         )
     await service.send(known, text)
     return known, detail.last_seq
+
+
+def _child_waits(
+    service: SessionService, session_id: str, event: Any, mapper: AguiMapper
+) -> list[BaseEvent]:
+    """After a sub-agent's permission request: when it waits for a reply (its run
+    goes on, in memory), the interrupt that closes this AG-UI run."""
+    if not (isinstance(event, PermissionRequestEvent) and event.is_sub_agent):
+        return []
+    waiting = service.show(session_id).pending
+    if not waiting or service.show(session_id).summary.status == "paused":
+        return []
+    return mapper.interrupt(waiting)
 
 
 def _replies(run_input: RunAgentInput, pending: Sequence[Any]) -> tuple[list[CallReply], list[str]]:

@@ -1,12 +1,8 @@
-"""A sub-agent's own pause (a Write needing approval inside a Task's child) must reach
-an AG-UI client as an interrupt it can answer, and the answer must let the child and
-then the parent finish (issue 18, gap 1).
-
-Not done yet: today the child, which has no approver under the session service,
-pauses on its own and its parent gets "it stopped waiting for a human; nothing was
-approved" as the Task's result — the user is never asked. The fix belongs to the
-sub-agent layer and the session service (see the test's xfail reason); this test is
-kept strict so that it fails, and gets its marker removed, the day it passes."""
+"""A sub-agent's own pause (a Write needing approval inside a Task's child) reaches an
+AG-UI client as an interrupt it can answer, and the answer lets the child and then the
+parent finish (issue 18, gap 1). The child's request waits in memory, its run going
+on (``service/live.py``); the AG-UI run ends with the interrupt, the resume continues
+it."""
 
 from __future__ import annotations
 
@@ -55,13 +51,6 @@ def events(body: str) -> list[dict[str, Any]]:
     return [json.loads(line[5:]) for line in body.split("\n") if line.startswith("data:")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 18 gap 1: a sub-agent's permission request pauses only the child "
-    "(no approver under the service) and the parent carries on; it needs the child's "
-    "waiting call surfaced as the parent's pending call and a resume that continues "
-    "the child (agent/subagents + service), not done yet",
-)
 async def test_a_sub_agents_permission_request_is_an_interrupt_that_resumes_it(
     service: SessionService, tmp_path: Path
 ) -> None:
@@ -88,3 +77,24 @@ async def test_a_sub_agents_permission_request_is_an_interrupt_that_resumes_it(
         assert (tmp_path / "work" / "NOTES.md").read_text() == "x"
         assert any(e["type"] == "SUBAGENT_FINISHED" for e in second)
         assert second[-1]["outcome"] == {"type": "success"}
+
+
+async def test_a_denied_sub_agent_request_is_not_run(
+    service: SessionService, tmp_path: Path
+) -> None:
+    app = create_app(service=service)
+    transport = httpx2.ASGITransport(app=app)
+    async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as http:
+        body = {
+            "threadId": "",
+            "runId": "r1",
+            "messages": [{"id": "u", "role": "user", "content": "go"}],
+        }
+        first = events((await http.post("/agui", json=body)).text)
+        sid = first[0]["threadId"]
+        deny = [{"interruptId": "cw-1", "status": "cancelled"}]
+        again = {"threadId": sid, "runId": "r2", "messages": [], "resume": deny}
+        second = events((await http.post("/agui", json=again)).text)
+        assert second[-1]["type"] == "RUN_FINISHED"
+        assert not (tmp_path / "work" / "NOTES.md").exists()
+        assert service.show(sid).summary.status == "completed"
