@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conftest import open_page
 from skilldeck.web import create_app
 from web_flow import call, live_server, write_flow
@@ -30,8 +32,9 @@ FLOW = [
 ]
 
 
+@pytest.mark.parametrize("reload", [False, True], ids=["same-page", "after-a-reload"])
 def test_a_sub_agents_permission_request_is_approved_by_a_click(
-    browser: Any, tmp_path: Path, page_errors: list[str]
+    browser: Any, tmp_path: Path, page_errors: list[str], reload: bool
 ) -> None:
     work = tmp_path / "work"
     work.mkdir()
@@ -43,6 +46,9 @@ def test_a_sub_agents_permission_request_is_approved_by_a_click(
         page.fill("#input", "write the notes through a helper")
         page.press("#input", "Enter")
         page.wait_for_selector("dialog#permission[open]")
+        if reload:  # the page re-attaches to the running session: the request is back
+            page.reload()
+            page.wait_for_selector("dialog#permission[open]")
         assert page.inner_text("#perm-tool") == "Write"
         assert "NOTES.md" in page.inner_text("#perm-input")
         assert not (work / "NOTES.md").exists()

@@ -212,7 +212,7 @@ async def attach_events(
     detail = service.show(session_id)
     sid = detail.summary.id
     users, last_anchor = _anchored_users(detail.messages)
-    replay = _Replay(sid, users)
+    replay = _Replay(sid, users, service=service)
     if not history:
         replay.next_user, replay.seen[last_anchor] = len(users), 0
         replay.last_seq, replay.live = detail.last_seq, service
@@ -286,6 +286,8 @@ class _Replay:
     #: set once the history is sent: later runs are live (a pause is an interrupt, and
     #: the user messages are read again from the service as each run begins)
     live: SessionService | None = None
+    #: asked when a sub-agent's request is announced (it may wait for a reply now)
+    service: SessionService | None = None
 
     def feed(self, seq: int, event: Any) -> list[BaseEvent]:
         out: list[BaseEvent] = []
@@ -305,6 +307,8 @@ class _Replay:
         if self.live is not None and isinstance(event, DoneEvent) and event.status == "paused":
             pending = self.live.show(self.session_id).pending
         out += self.mapper.map(event, pending=pending)
+        if self.service is not None and event.task_id is None:  # announced, not stored
+            out += _child_waits(self.service, self.session_id, event, self.mapper)
         if self.mapper.finished:
             self.mapper = None
         return out
