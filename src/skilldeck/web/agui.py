@@ -20,7 +20,8 @@ The mapping (issue 18):
   events tagged with the parent's id between its start and its end are its own (the
   parent waits on its ``Task`` call meanwhile);
 - the run's ``done`` → ``RUN_FINISHED`` (success, cancelled, or an *interrupt* outcome
-  built from the pending tool calls when the run paused) or ``RUN_ERROR``;
+  built from the pending tool calls when the run paused) or ``RUN_ERROR``; a
+  sub-agent's request waiting for a reply while the run goes on → :meth:`interrupt`;
 - every other skilldeck event → ``CUSTOM`` named ``skilldeck.<type>``.
 
 A paused run is continued by a new ``RunAgentInput`` whose ``resume`` entries answer
