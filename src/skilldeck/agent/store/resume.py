@@ -25,12 +25,14 @@ metadata and the settings the caller passes (the old behaviour), narrowing only.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from skilldeck.agent.builder import build_agent
+from skilldeck.agent.builder import build
 from skilldeck.agent.loop import Agent
 from skilldeck.agent.permissions import ToolGate
+from skilldeck.agent.spec import AgentSpec, PermissionOptions, Runtime, Scan, SkillPreload
 from skilldeck.agent.store.launch import (
     gate_from_dict,
     narrow_gate,
@@ -42,8 +44,22 @@ from skilldeck.config import Settings, load_settings
 from skilldeck.errors import ConfigError, SessionBusyError
 from skilldeck.llm.messages import Model
 from skilldeck.skills.registry import SkillRegistry
+from skilldeck.tools.base import ToolServices
 
 __all__ = ["build_agent_for_session", "refuse_if_running_elsewhere", "session_settings"]
+
+#: ``build_agent`` keywords a caller may add to a resume that say *where* the agent
+#: runs, and the :class:`Runtime` field each fills
+_RUNTIME_KEYWORDS = {
+    "session_store": "store",
+    "registry": "registry",
+    "approver": "approver",
+    "on_event": "on_event",
+    "services": "services",
+}
+#: ``build_agent`` keywords a caller may add that are :class:`AgentSpec` fields of the
+#: same name (``json_events`` is the spec's ``stream_text``, inverted)
+_SPEC_KEYWORDS = frozenset({"hints", "instructions", "initial_state", "preload", "tools"})
 
 
 def session_settings(session: SessionRecord, *, home: Path) -> Settings:
@@ -71,10 +87,14 @@ def build_agent_for_session(
 ) -> Agent:
     """The agent ``session`` ran as (see the module docstring). ``settings`` gives the
     home folder (and, for an old session, the settings). ``gate`` replaces a recorded
-    gate skilldeck cannot rebuild (a library's own). Raises ConfigError when asked to
-    widen, SessionError when the record cannot be restored, SessionBusyError when
-    another process is running the session."""
-    refuse_if_running_elsewhere(settings, session, kwargs.get("session_store"))
+    gate skilldeck cannot rebuild (a library's own). ``kwargs`` are ``build_agent``
+    keywords that do not widen: ``session_store``, ``registry``, ``approver``,
+    ``on_event``, ``services``, ``json_events``, ``hints``, ``instructions``,
+    ``initial_state``, ``preload``, ``tools``, ``max_turns``. Raises ConfigError when
+    asked to widen, SessionError when the record cannot be restored, SessionBusyError
+    when another process is running the session."""
+    extra_spec, extra_runtime = _caller_parts(kwargs)
+    refuse_if_running_elsewhere(settings, session, extra_runtime.get("store"))
     if allow:
         raise ConfigError(
             f"A resumed session keeps the permissions it was started with; allow rules "
@@ -83,32 +103,21 @@ def build_agent_for_session(
         )
     launch = session.launch
     if not launch.get("version"):
-        return _legacy(settings, session, model, base_url, permission_mode, ask, deny, kwargs)
-    frozen = restore_settings(launch["settings"], home=settings.home, workspace=Path(session.cwd))
-    restored = gate if gate is not None else gate_from_dict(launch.get("gate") or {})
-    roots = [Path(r) for r in launch.get("roots") or []]
-    no_defaults = bool(launch.get("no_defaults"))
-    registry = kwargs.pop("registry", None) or SkillRegistry.discover(
-        frozen, roots=roots, no_defaults=no_defaults
-    )
-    keep = ("agent_type", "definition", "roots", "no_defaults")
-    return build_agent(
-        frozen,
-        model=model or str(launch.get("model_spec") or session.model),
-        cwd=Path(session.cwd),
-        max_turns=kwargs.pop("max_turns", None) or launch.get("max_turns"),
-        registry=registry,
-        roots=roots,
-        no_defaults=no_defaults,
-        base_url=base_url or launch.get("base_url"),
-        agent_name=session.agent,
-        gate=narrow_gate(restored, mode=permission_mode, ask=ask, deny=deny),
-        only_tools=list(launch.get("tools") or []),
-        depth=int(launch.get("depth") or 0),
-        parent_session=session.parent_id,
-        launch_extra={k: launch[k] for k in keep if k in launch},
-        **kwargs,
-    )
+        spec, runtime = _legacy(settings, session, model, base_url, permission_mode, ask, deny)
+    else:
+        restored = gate if gate is not None else gate_from_dict(launch.get("gate") or {})
+        narrowed = narrow_gate(restored, mode=permission_mode, ask=ask, deny=deny)
+        spec, runtime = _recorded(session, settings.home, model, base_url, narrowed)
+    max_turns = extra_spec.pop("max_turns", None) or spec.max_turns
+    spec = replace(spec, max_turns=max_turns, **extra_spec)
+    runtime = replace(runtime, **extra_runtime)
+    if runtime.registry is None and launch.get("version"):
+        scan = runtime.scan
+        registry = SkillRegistry.discover(
+            runtime.settings, roots=list(scan.roots), no_defaults=scan.no_defaults
+        )
+        runtime = replace(runtime, registry=registry)
+    return build(spec, runtime)
 
 
 def refuse_if_running_elsewhere(
@@ -124,6 +133,57 @@ def refuse_if_running_elsewhere(
         raise SessionBusyError(lease.message(), owner=lease.owner)
 
 
+def _caller_parts(kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The caller's ``build_agent`` keywords as spec fields and runtime fields. A
+    keyword a resume does not take is a TypeError, as for any function."""
+    known = {*_RUNTIME_KEYWORDS, *_SPEC_KEYWORDS, "json_events", "max_turns"}
+    unknown = sorted(set(kwargs) - known)
+    if unknown:
+        raise TypeError(f"build_agent_for_session() got unexpected keywords: {unknown}")
+    spec = {key: kwargs[key] for key in _SPEC_KEYWORDS if key in kwargs}
+    if spec.get("tools") is not None:
+        spec["tools"] = tuple(spec["tools"])
+    if "preload" in spec:
+        spec["preload"] = spec["preload"] or SkillPreload()
+    if "json_events" in kwargs:
+        spec["stream_text"] = not kwargs["json_events"]
+    spec["max_turns"] = kwargs.get("max_turns")
+    runtime = {_RUNTIME_KEYWORDS[k]: v for k, v in kwargs.items() if k in _RUNTIME_KEYWORDS}
+    if "services" in runtime:
+        runtime["services"] = ToolServices.of(runtime["services"])
+    return spec, runtime
+
+
+def _recorded(
+    session: SessionRecord,
+    home: Path,
+    model: str | Model | None,
+    base_url: str | None,
+    gate: ToolGate,
+) -> tuple[AgentSpec, Runtime]:
+    """The spec and runtime of a session with a launch record: its own settings,
+    tools, depth and scan, read from the record alone (no config file), behind
+    ``gate`` (the recorded one, narrowed by the caller)."""
+    launch = session.launch
+    frozen = restore_settings(launch["settings"], home=home, workspace=Path(session.cwd))
+    keep = ("agent_type", "definition", "roots", "no_defaults")
+    spec = AgentSpec(
+        model=model or str(launch.get("model_spec") or session.model),
+        base_url=base_url or launch.get("base_url"),
+        name=session.agent,
+        max_turns=launch.get("max_turns"),
+        gate=gate,
+        only_tools=tuple(launch.get("tools") or []),
+        depth=int(launch.get("depth") or 0),
+        parent_session=session.parent_id,
+        cwd=Path(session.cwd),
+        launch_extra={k: launch[k] for k in keep if k in launch},
+    )
+    roots = tuple(Path(r) for r in launch.get("roots") or [])
+    scan = Scan(roots, bool(launch.get("no_defaults")))
+    return spec, Runtime(settings=frozen, scan=scan)
+
+
 def _legacy(
     settings: Settings,
     session: SessionRecord,
@@ -132,26 +192,26 @@ def _legacy(
     mode: str | None,
     ask: Sequence[str],
     deny: Sequence[str],
-    kwargs: dict[str, Any],
-) -> Agent:
+) -> tuple[AgentSpec, Runtime]:
     """A session from before launch records: rebuilt from its metadata, narrowing only."""
     meta = session.metadata
     stored = meta.get("permissions") or {}
     stored_mode = stored.get("mode") or settings.permissions.mode
-    return build_agent(
-        settings,
+    spec = AgentSpec(
         model=model or str(meta.get("model_spec") or session.model),
-        skills=list(meta.get("skills") or []),
-        cwd=Path(session.cwd),
-        max_turns=kwargs.pop("max_turns", None) or meta.get("max_turns"),
-        roots=[Path(r) for r in meta.get("roots") or []],
-        no_defaults=bool(meta.get("no_defaults")),
         base_url=base_url or meta.get("base_url"),
-        agent_name=session.agent,
-        agent=meta.get("agent_definition"),
-        permission_mode=narrower_mode(stored_mode, mode),
-        allow=list(stored.get("allow") or []),
-        ask=[*(stored.get("ask") or []), *ask],
-        deny=[*(stored.get("deny") or []), *deny],
-        **kwargs,
+        definition=meta.get("agent_definition"),
+        skills=tuple(meta.get("skills") or []),
+        name=session.agent,
+        max_turns=meta.get("max_turns"),
+        permissions=PermissionOptions(
+            narrower_mode(stored_mode, mode),
+            tuple(stored.get("allow") or []),
+            (*(stored.get("ask") or []), *ask),
+            (*(stored.get("deny") or []), *deny),
+        ),
+        cwd=Path(session.cwd),
     )
+    roots = tuple(Path(r) for r in meta.get("roots") or [])
+    scan = Scan(roots, bool(meta.get("no_defaults")))
+    return spec, Runtime(settings=settings, scan=scan)
