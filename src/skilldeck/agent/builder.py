@@ -39,7 +39,7 @@ from typing import Any
 
 from skilldeck.agent.context import ContextManager
 from skilldeck.agent.events import Event, ModelRetryEvent
-from skilldeck.agent.loop import Agent, Limits
+from skilldeck.agent.loop import Agent, AgentParts, Limits
 from skilldeck.agent.permissions.gate import Approver, ToolGate
 from skilldeck.agent.prompt import COMPACT_INSTRUCTIONS, DEFAULT_INSTRUCTIONS
 from skilldeck.agent.spec import AgentSpec, PermissionOptions, Runtime, Scan, SkillPreload
@@ -175,7 +175,7 @@ def _agent(
     base = base or (COMPACT_INSTRUCTIONS if profile.compact else DEFAULT_INSTRUCTIONS)
     protocol = protocol_section(toolset.composed)
     can_load = "Skill" in toolset.tools
-    return Agent(
+    parts = AgentParts(
         model=llm,
         tools=toolset.tools,
         settings=settings,
@@ -212,6 +212,7 @@ def _agent(
         subagents=toolset.manager if isinstance(toolset.manager, SubagentManager) else None,
         composed=toolset.composed,
     )
+    return Agent(parts)
 
 
 def _metadata(

@@ -24,6 +24,7 @@ import functools
 import os
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -72,7 +73,7 @@ from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import ToolContext, ToolRegistry, ToolResult, ToolServices
 from skilldeck.tools.skill_session import TURN_KEY, forget_loads
 
-__all__ = ["HINT_META", "Agent", "Hinter", "Limits", "RunResult", "Startup"]
+__all__ = ["HINT_META", "Agent", "AgentParts", "Hinter", "Limits", "RunResult", "Startup"]
 
 #: (hint text, skill names) for a user message, or None
 Hinter = Callable[[str], "tuple[str, list[str]] | None"]
@@ -89,64 +90,82 @@ class Spawning(Protocol):
     def cancel_all(self, *, grace: float = ...) -> list[str]: ...
 
 
+@dataclass(frozen=True)
+class AgentParts:
+    """Everything an :class:`Agent` is made of, decided before it is constructed (by
+    ``agent.builder.build``): one complete value instead of two dozen keywords."""
+
+    model: Model
+    tools: ToolRegistry
+    settings: Settings
+    store: SessionStore
+    #: the text, or a function of the session id that makes it
+    system_prompt: str | Callable[[str], str]
+    cwd: Path
+    name: str = "main"
+    #: None: the limits of ``settings``
+    limits: Limits | None = None
+    #: None: allow every call
+    gate: ToolGate | None = None
+    approver: Approver | None = None
+    hinter: Hinter | None = None
+    #: None: the context manager for the model's window
+    context: ContextManager | None = None
+    skills: SkillRegistry | None = None
+    services: ToolServices | Mapping[str, Any] | None = None
+    metadata: Mapping[str, Any] | None = None
+    #: None: the model's name
+    model_spec: str | None = None
+    stream_text: bool = False
+    on_event: Callable[[Event], None] | None = None
+    startup: Startup | None = None
+    #: close ``store`` when the agent is closed
+    owns_store: bool = False
+    initial_state: Mapping[str, Any] | None = None
+    parent_session: str | None = None
+    subagents: Spawning | None = None
+    composed: ComposedSkill | None = None
+
+
 class Agent:
     """A model, its tools and a session store, run as a loop. Build with
     ``agent.builder.build`` (a spec and a runtime) or ``build_agent``; it is complete
-    when constructed: nothing is attached to it afterwards."""
+    when constructed from its :class:`AgentParts`: nothing is attached to it
+    afterwards."""
 
-    def __init__(
-        self,
-        *,
-        model: Model,
-        tools: ToolRegistry,
-        settings: Settings,
-        store: SessionStore,
-        system_prompt: str | Callable[[str], str],
-        cwd: Path,
-        name: str = "main",
-        limits: Limits | None = None,
-        gate: ToolGate | None = None,
-        approver: Approver | None = None,
-        hinter: Hinter | None = None,
-        context: ContextManager | None = None,
-        skills: SkillRegistry | None = None,
-        services: ToolServices | Mapping[str, Any] | None = None,
-        metadata: dict[str, Any] | None = None,
-        model_spec: str | None = None,
-        stream_text: bool = False,
-        on_event: Callable[[Event], None] | None = None,
-        startup: Startup | None = None,
-        owns_store: bool = False,
-        initial_state: dict[str, Any] | None = None,
-        parent_session: str | None = None,
-        subagents: Spawning | None = None,
-        composed: ComposedSkill | None = None,
-    ) -> None:
-        self.model, self.tools, self.settings, self.store = model, tools, settings, store
-        self.system_prompt, self.cwd, self.name = system_prompt, cwd, name
-        self.limits = limits or Limits.from_settings(settings)
-        self.gate: ToolGate = gate or AllowAll()
-        self.approver, self.hinter, self.skills = approver, hinter, skills
-        self.context = context or ContextManager.for_model(model.name, settings)
-        self.services = ToolServices.of(services)
-        self.metadata = dict(metadata or {})
-        self.model_spec = model_spec or model.name
-        self.stream_text = stream_text
+    def __init__(self, parts: AgentParts) -> None:
+        model, settings = parts.model, parts.settings
+        self.parts = parts
+        self.model, self.tools, self.settings, self.store = (
+            model,
+            parts.tools,
+            settings,
+            parts.store,
+        )
+        self.system_prompt, self.cwd, self.name = parts.system_prompt, parts.cwd, parts.name
+        self.limits = parts.limits or Limits.from_settings(settings)
+        self.gate: ToolGate = parts.gate or AllowAll()
+        self.approver, self.hinter, self.skills = parts.approver, parts.hinter, parts.skills
+        self.context = parts.context or ContextManager.for_model(model.name, settings)
+        self.services = ToolServices.of(parts.services)
+        self.metadata = dict(parts.metadata or {})
+        self.model_spec = parts.model_spec or model.name
+        self.stream_text = parts.stream_text
         #: messages placed after the system prompt of every new session (preloaded skills)
-        self.startup = startup
-        self.owns_store = owns_store
+        self.startup = parts.startup
+        self.owns_store = parts.owns_store
         #: tool state every new session starts with (a sub-agent inherits its parent's
         #: run-time permission rules this way)
-        self.initial_state = dict(initial_state or {})
+        self.initial_state = dict(parts.initial_state or {})
         #: the session that spawned this agent's sessions (sub-agents), stored as parent_id
-        self.parent_session = parent_session
-        self.specs = tools.specs()
-        self.recorder = Recorder(store, self.context, model.name, on_event)
+        self.parent_session = parts.parent_session
+        self.specs = parts.tools.specs()
+        self.recorder = Recorder(parts.store, self.context, model.name, parts.on_event)
         self._contexts: dict[str, ToolContext] = {}
         #: the sub-agent manager behind Task/TaskOutput (None: this agent cannot spawn)
-        self.subagents = subagents
+        self.subagents = parts.subagents
         #: the composed skill set the agent was built with (``--skill``), if any
-        self.composed = composed
+        self.composed = parts.composed
 
     def close(self) -> None:
         """Close the session store if this agent opened it."""

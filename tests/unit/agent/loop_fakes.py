@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import anyio
 from pydantic import BaseModel
 
-from skilldeck.agent.loop import Agent, Limits
+from skilldeck.agent.loop import Agent, AgentParts, Limits
 from skilldeck.agent.permissions import ApprovalRequest, GateDecision
 from skilldeck.agent.store import SessionStore
 from skilldeck.config import Settings, load_settings
@@ -141,7 +141,7 @@ def make_agent(
     **kwargs: Any,
 ) -> Agent:
     settings = settings or make_settings(tmp_path)
-    return Agent(
+    parts = AgentParts(
         model=kwargs.pop("model", None) or ScriptedModel.from_lines(lines),
         tools=ToolRegistry(tools),
         settings=settings,
@@ -151,3 +151,4 @@ def make_agent(
         limits=kwargs.pop("limits", None) or Limits.from_settings(settings, max_turns=max_turns),
         **kwargs,
     )
+    return Agent(parts)
