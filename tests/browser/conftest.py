@@ -13,7 +13,10 @@ import pytest
 CHROMIUM = Path(os.environ.get("SKILLDECK_CHROMIUM", "/usr/bin/chromium"))
 
 
-@pytest.fixture(scope="session")
+# per module, not per session: Playwright's sync API keeps an event loop running while
+# it is open, and an anyio test run after it (another folder, or a shuffled order)
+# could not start its own
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
         pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM} (apt install chromium)")
