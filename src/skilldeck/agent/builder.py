@@ -42,6 +42,7 @@ from skilldeck.agent.events import Event, ModelRetryEvent
 from skilldeck.agent.loop import Agent, AgentParts, Limits
 from skilldeck.agent.permissions.gate import Approver, ToolGate
 from skilldeck.agent.prompt import COMPACT_INSTRUCTIONS, DEFAULT_INSTRUCTIONS
+from skilldeck.agent.recorder import tell_retry
 from skilldeck.agent.spec import AgentSpec, PermissionOptions, Runtime, Scan, SkillPreload
 from skilldeck.agent.startup import (
     BODY_CAP,
@@ -406,21 +407,20 @@ def _make_model(
 def _retry_events(
     on_event: Callable[[Event], None] | None,
 ) -> Callable[[RetryNotice], None] | None:
-    """Every retry of the model as a :class:`ModelRetryEvent` to the runtime's
-    ``on_event`` (the CLI prints a line for it); ``llm/`` cannot import events."""
-    if on_event is None:
-        return None
-    sink = on_event
+    """Every retry of the model as a :class:`ModelRetryEvent` for the run whose call
+    it is — stored and streamed, then on to ``on_event`` (the CLI prints a line for it)
+    — or, outside a run's call, straight to ``on_event``; ``llm/`` cannot import events."""
 
     def notify(notice: RetryNotice) -> None:
-        sink(
+        tell_retry(
             ModelRetryEvent(
                 model=notice.model,
                 attempt=notice.attempt,
                 attempts=notice.attempts,
                 delay=notice.delay,
                 reason=notice.reason,
-            )
+            ),
+            on_event,
         )
 
     return notify

@@ -53,6 +53,7 @@ from skilldeck.agent.recorder import (
     StoredRow,
     collect_result,
     owner,
+    retries_to,
 )
 from skilldeck.agent.store import SessionStore, TurnWrite, new_session_id, process_alive
 from skilldeck.agent.subagents import EventSink, flush_sink
@@ -307,11 +308,20 @@ class Agent:
         self.recorder.emit(run, ModelCallEvent(turn=run.turn, model=self.model.name))
         for event in run.drain():
             yield event
+        sink = functools.partial(self.recorder.emit, run)  # the call's retries, stored
         if not self.stream_text:
-            run.reply = await self.model.respond(request, self.specs)
+            with retries_to(sink):
+                run.reply = await self.model.respond(request, self.specs)
             return
         run.reply = None
-        async for chunk in self.model.stream(request, self.specs):
+        chunks = aiter(self.model.stream(request, self.specs))
+        while True:
+            with retries_to(sink):
+                chunk = await anext(chunks, None)
+            for event in run.drain():  # a retry shows before the text it led to
+                yield event
+            if chunk is None:
+                break
             if isinstance(chunk, TextDelta) and chunk.text:
                 delta = TextDeltaEvent(text=chunk.text)
                 if self.recorder.on_event is not None:

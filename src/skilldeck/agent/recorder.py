@@ -5,6 +5,11 @@
 the list stored with the turn); :meth:`Recorder.commit` writes the turn's messages,
 events, usage, tool state and todos to the session store in one transaction, then
 extends the in-memory history — so memory never runs ahead of the store.
+
+A model's retries happen inside one model call, far below the loop; the builder's
+retry hook hands each one to :func:`tell_retry`, which gives it to the run whose call
+it is (:func:`retries_to`, set by the loop around each step of the call) — so a
+``model_retry`` event is stored and streamed like any other.
 """
 
 from __future__ import annotations
@@ -14,12 +19,20 @@ import json
 import os
 import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from skilldeck.agent.context import ContextManager, History
-from skilldeck.agent.events import DoneEvent, Event, TextDeltaEvent, ToolResultEvent, UsageEvent
+from skilldeck.agent.events import (
+    DoneEvent,
+    Event,
+    ModelRetryEvent,
+    TextDeltaEvent,
+    ToolResultEvent,
+    UsageEvent,
+)
 from skilldeck.agent.loopguard import LoopGuard, Repeat
 from skilldeck.agent.pending import Pending
 from skilldeck.agent.store import SessionStore, TurnWrite
@@ -188,6 +201,34 @@ class Recorder:
         run.turn_usage = None
         with contextlib.suppress(SessionError):
             self.commit(run, [], status=status)
+
+
+#: where a retry of the model call under way goes: a context variable, not an attribute,
+#: so concurrent runs of one agent (the web service) and a sub-agent's own calls (run
+#: inside its parent's tool call) each reach their own run
+_RETRY_SINK: ContextVar[Callable[[Event], None] | None] = ContextVar(
+    "skilldeck_retry_sink", default=None
+)
+
+
+@contextlib.contextmanager
+def retries_to(sink: Callable[[Event], None]) -> Iterator[None]:
+    """Retries told while this block runs go to ``sink`` (the loop wraps each awaited
+    step of a model call in it: never a ``yield``, so the variable is reset in the
+    context that set it)."""
+    token = _RETRY_SINK.set(sink)
+    try:
+        yield
+    finally:
+        _RETRY_SINK.reset(token)
+
+
+def tell_retry(event: ModelRetryEvent, fallback: Callable[[Event], None] | None) -> None:
+    """A model retry to the run whose call it is (stored, streamed, and on to its
+    ``on_event``), else — a call made outside a run's turn — to ``fallback``."""
+    sink = _RETRY_SINK.get() or fallback
+    if sink is not None:
+        sink(event)
 
 
 def collect_result(events: list[Event], store: SessionStore) -> RunResult:

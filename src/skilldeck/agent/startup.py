@@ -30,6 +30,7 @@ from skilldeck.skills.registry import SkillRegistry
 from skilldeck.skills.routing import registry_hinter, registry_ranking
 from skilldeck.tools.base import ToolContext
 from skilldeck.tools.memory import memory_folder as _memory_path
+from skilldeck.tools.skill_session import remember_load
 from skilldeck.tools.skill_tool import cap_text, load_in_context
 
 __all__ = [
@@ -158,7 +159,12 @@ def preloader(
     session's context — substitutions, and dynamic context vetted by the session's own
     gate. A load that is refused or fails stops the session before it starts
     (PermissionDeniedError or the command's error, with the reason). Raises
-    ConfigError now when ``preload`` names a skill outside the composed set."""
+    ConfigError now when ``preload`` names a skill outside the composed set.
+
+    A preloaded body is marked loaded in the session (``tools/skill_session.py``), so
+    a ``Skill`` call with the same arguments answers "already loaded" instead of adding
+    it again — unless the body had to be cut at :data:`BODY_CAP`: then the message
+    holds only its start, and the ``Skill`` tool may still be asked for it."""
     if composed is None:
         if preload.skills:
             raise ConfigError(
@@ -177,6 +183,8 @@ def preloader(
                 _warn(preload, warning)
             source = str(skill.skill_md)
             messages.append(skill_body_message(skill.name, loaded.text, source=source))
+            if len(loaded.text) <= BODY_CAP:
+                remember_load(skill, preload.arguments, ctx, preloaded=True)
         return messages
 
     return preload_all

@@ -113,10 +113,19 @@ class RichRenderer:
     """Human output: spinner on model calls, streamed text, tool cards."""
 
     def __init__(
-        self, console: Console | None = None, *, show_usage: bool = False, error_line: bool = True
+        self,
+        console: Console | None = None,
+        *,
+        show_usage: bool = False,
+        error_line: bool = True,
+        show_retries: bool = False,
     ) -> None:
         self.console = console or Console()
         self.show_usage = show_usage
+        #: print ``model_retry`` events; off by default: the CLI already wrote each one
+        #: to stderr when it happened (``retry_reporter``), and the stream's copy comes
+        #: after the call it retried — printing it here would show every retry twice
+        self.show_retries = show_retries
         #: print ``[error: reason]`` at the end; off where the caller prints the error
         #: itself (``run`` writes it to stderr, once)
         self.error_line = error_line
@@ -124,6 +133,8 @@ class RichRenderer:
         self._streaming = False
 
     def handle(self, event: Event) -> None:
+        if isinstance(event, ModelRetryEvent) and not self.show_retries:
+            return
         if not isinstance(event, ModelCallEvent):
             self._stop_spinner()
         prefix = "  ↳ " if event.is_sub_agent else ""

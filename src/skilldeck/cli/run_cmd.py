@@ -406,19 +406,16 @@ def policy_errors() -> Iterator[None]:
 
 
 def retry_reporter(json_: bool) -> Callable[[Event], None]:
-    """What a retried model call shows: one ``retry:`` line on stderr, and with
-    ``--json`` its ``model_retry`` event on stdout among the others. Retries happen
-    inside one model call, so they reach the CLI through ``on_event``, not the run's
-    stream; every other event passes by untouched."""
+    """What a retried model call shows: one ``retry:`` line on stderr, at once — the
+    wait may be long. Its ``model_retry`` event also reaches the run's stream after the
+    call (stored with the turn), where ``--json`` prints it among the others and the
+    rich renderer leaves it out; every other event passes by untouched."""
 
     def report(event: Event) -> None:
         if not isinstance(event, ModelRetryEvent):
             return
         sys.stderr.write(retry_line(event) + "\n")
         sys.stderr.flush()
-        if json_:
-            sys.stdout.write(event.to_json() + "\n")
-            sys.stdout.flush()
 
     return report
 

@@ -12,7 +12,9 @@
   when it was loaded (Claude Code dedupes identical re-invocations the same way). The
   memory lives in the session's tool state (``ctx.state``), never on a shared object,
   so it survives a resume; the loop forgets it (:func:`forget_loads`) when context
-  trimming may have hidden an earlier load from the model.
+  trimming may have hidden an earlier load from the model. A skill the session
+  started with (``--skill``, a sub-agent's ``skills=[…]``) is noted too, as
+  ``preloaded`` — only a mark, never its body, which is in the conversation once.
 """
 
 from __future__ import annotations
@@ -68,21 +70,32 @@ def already_loaded(skill: Skill, raw_args: Any, ctx: ToolContext) -> str | None:
     if not isinstance(entry, dict):
         return None
     turn = entry.get("turn")
-    when = f"at turn {turn}" if isinstance(turn, int) else "earlier"
     same = " with the same arguments" if raw_args not in (None, "") else ""
+    if entry.get("preloaded"):
+        when, where = "when this conversation started", "the skill message at its start"
+    else:
+        when = f"at turn {turn} in this conversation" if isinstance(turn, int) else "earlier"
+        where = "that Skill result above"
     return (
-        f"Skill {skill.name} is already loaded: it was loaded {when} in this conversation"
-        f"{same}, and its instructions are in that Skill result above. Do not load it "
-        "again: follow those instructions with the other tools, or give your final answer."
+        f"Skill {skill.name} is already loaded: it was loaded {when}{same}, and its "
+        f"instructions are in {where}. Do not load it again: follow those instructions "
+        "with the other tools, or give your final answer."
     )
 
 
-def remember_load(skill: Skill, raw_args: Any, ctx: ToolContext) -> None:
-    """Note a successful load in the session's state (JSON: it is stored with it)."""
+def remember_load(
+    skill: Skill, raw_args: Any, ctx: ToolContext, *, preloaded: bool = False
+) -> None:
+    """Note a successful load in the session's state (JSON: it is stored with it):
+    the turn it was loaded at, or ``preloaded`` for a skill the session started with.
+    Only this mark is kept — the body is in the conversation, once."""
     loads = ctx.state.setdefault(LOADED_KEY, {})
     if isinstance(loads, dict):
         turn = ctx.state.get(TURN_KEY)
-        loads[_load_key(skill, raw_args)] = {"turn": turn if isinstance(turn, int) else None}
+        entry: dict[str, Any] = {"turn": turn if isinstance(turn, int) else None}
+        if preloaded:
+            entry = {"turn": None, "preloaded": True}
+        loads[_load_key(skill, raw_args)] = entry
 
 
 def forget_loads(state: dict[str, Any]) -> None:
