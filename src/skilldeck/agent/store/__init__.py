@@ -1,6 +1,6 @@
-"""Sessions on disk: the SQLite store and its migrations, a session's launch record,
-rebuilding exactly that agent on resume, and the lease that gives a session one
-writer at a time.
+"""Sessions on disk: the SQLite store (its rows, its private files) and its
+migrations, a session's launch record, rebuilding exactly that agent on resume, and
+the lease that gives a session one writer at a time.
 
 Other packages import these names from here; names load lazily, so importing the
 facade costs nothing.
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from skilldeck._moved import load_attribute
 
 if TYPE_CHECKING:
+    from skilldeck.agent.store.files import private_file, process_alive
     from skilldeck.agent.store.launch import (
         LAUNCH_KEY,
         LAUNCH_VERSION,
@@ -43,26 +44,24 @@ if TYPE_CHECKING:
         refuse_if_running_elsewhere,
         session_settings,
     )
-    from skilldeck.agent.store.session import (
+    from skilldeck.agent.store.rows import (
         SessionRecord,
-        SessionStore,
         StoredMessage,
         TurnWrite,
         UsageRow,
         new_session_id,
-        private_file,
-        process_alive,
     )
+    from skilldeck.agent.store.session import SessionStore
 
 _HOME: dict[str, str] = {
-    "SessionRecord": "session",
-    "StoredMessage": "session",
-    "UsageRow": "session",
-    "TurnWrite": "session",
-    "new_session_id": "session",
+    "SessionRecord": "rows",
+    "StoredMessage": "rows",
+    "UsageRow": "rows",
+    "TurnWrite": "rows",
+    "new_session_id": "rows",
     "SessionStore": "session",
-    "private_file": "session",
-    "process_alive": "session",
+    "private_file": "files",
+    "process_alive": "files",
     "Migration": "migrations",
     "migration": "migrations",
     "pending_migrations": "migrations",

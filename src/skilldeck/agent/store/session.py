@@ -12,12 +12,13 @@ Guarantees:
   serialised with the one ``MESSAGE_ADAPTER``).
 * **Many processes, one file**: WAL mode, ``busy_timeout``, every write inside
   ``BEGIN IMMEDIATE`` and retried with backoff on ``SQLITE_BUSY``.
+* **Rows** (``agent/store/rows.py``): the record types and the SQL for one turn's write.
 * **Append-only migrations** (``agent/store/migrations.py``), applied on open.
 * Tool output truncated for the model is stored in full (``messages.full_content``).
-* **Private files**: the database, its ``-wal``/``-shm`` companions (and the chat
-  history, through :func:`private_file`) are created ``0600`` whatever the umask, and
-  an existing one is set back to ``0600`` when opened: transcripts hold whatever the
-  model read.
+* **Private files** (``agent/store/files.py``): the database, its ``-wal``/``-shm``
+  companions (and the chat history, through :func:`private_file`) are created
+  ``0600`` whatever the umask, and an existing one is set back to ``0600`` when
+  opened: transcripts hold whatever the model read.
 * **A launch record** per session (``sessions.launch``, written once at creation and
   never by a turn): what ``resume`` rebuilds the session from (``agent/store/launch.py``).
 * **One writer per session**: a process running a session holds its lease
@@ -28,128 +29,68 @@ Guarantees:
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
 import random
 import socket
 import sqlite3
-import stat
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from skilldeck.agent.events import EVENT_ADAPTER, Event
+from skilldeck.agent.store.files import (
+    COMPANIONS,
+    PRIVATE_MODE,
+    make_private,
+    private_file,
+    process_alive,
+)
 from skilldeck.agent.store.lease import Lease, describe_process, read_lease, take_or_check_lease
 from skilldeck.agent.store.migrations import apply_migrations
+from skilldeck.agent.store.rows import (
+    LAUNCH_KEY,
+    STATUSES,
+    SessionRecord,
+    StoredMessage,
+    TurnWrite,
+    UsageRow,
+    dumps,
+    insert_events,
+    insert_messages,
+    new_session_id,
+    record_from_row,
+    replace_todos,
+    update_session,
+)
 from skilldeck.errors import SessionError, SessionNotFoundError
 from skilldeck.llm.messages import MESSAGE_ADAPTER, Message, Usage
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
 
+#: the record types and file helpers live in ``rows.py`` and ``files.py``; they are
+#: re-exported here, where callers found them before the split
+__all__ = [
+    "LAUNCH_KEY",
+    "PRIVATE_MODE",
+    "STATUSES",
+    "SessionRecord",
+    "SessionStore",
+    "StoredMessage",
+    "TurnWrite",
+    "UsageRow",
+    "new_session_id",
+    "private_file",
+    "process_alive",
+]
+
 T = TypeVar("T")
 
-#: every status a session can be in; ``running`` after a crash means "resumable"
-STATUSES = (
-    "running",
-    "paused",
-    "completed",
-    "max_turns",
-    "stuck",
-    "limit",
-    "error",
-    "cancelled",
-)
 _BUSY_RETRIES = 12
-#: the metadata key under which a new session's launch record arrives (agent/store/launch.py)
-LAUNCH_KEY = "launch"
-PRIVATE_MODE = 0o600
-#: files SQLite keeps beside the database (WAL mode)
-_COMPANIONS = ("-wal", "-shm", "-journal")
-
-
-@dataclass
-class SessionRecord:
-    id: str
-    created: float
-    updated: float
-    status: str
-    model: str
-    agent: str
-    cwd: str
-    task: str
-    pending: dict[str, Any] | None
-    metadata: dict[str, Any]
-    state: dict[str, Any] = field(default_factory=dict)
-    parent_id: str | None = None
-    message_count: int = 0
-    #: the agent definition or sub-agent type it ran as (None: the plain main agent)
-    agent_type: str | None = None
-    #: levels below the main agent (0: a top-level session)
-    depth: int = 0
-    #: what the session was launched with (see agent/store/launch.py); {} for old sessions
-    launch: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "created": self.created,
-            "updated": self.updated,
-            "status": self.status,
-            "model": self.model,
-            "agent": self.agent,
-            "cwd": self.cwd,
-            "task": self.task,
-            "pending": self.pending,
-            "metadata": self.metadata,
-            "parent_id": self.parent_id,
-            "message_count": self.message_count,
-            "agent_type": self.agent_type,
-            "depth": self.depth,
-        }
-
-
-@dataclass(frozen=True)
-class StoredMessage:
-    seq: int
-    message: Message
-    #: the untruncated tool output when what the model saw was cut
-    full_content: str | None = None
-
-
-@dataclass(frozen=True)
-class UsageRow:
-    turn: int
-    model: str
-    usage: Usage
-
-
-@dataclass
-class TurnWrite:
-    """Everything one turn changes, committed in a single transaction."""
-
-    #: (message, full tool output when the message content was truncated)
-    messages: Sequence[tuple[Message, str | None]] = ()
-    events: Sequence[Event] = ()
-    #: (turn number, model name, usage)
-    usage: tuple[int, str, Usage] | None = None
-    status: str | None = None
-    #: set ``set_pending`` to write ``pending`` (None clears it)
-    set_pending: bool = False
-    pending: dict[str, Any] | None = None
-    state: dict[str, Any] | None = None
-    todos: list[dict[str, Any]] | None = None
-    metadata: dict[str, Any] | None = None
-
-
-def new_session_id() -> str:
-    return uuid.uuid4().hex[:12]
 
 
 class SessionStore:
@@ -190,10 +131,10 @@ class SessionStore:
 
     def _private_companions(self) -> None:
         """``-wal``/``-shm`` exist once WAL mode is on: make them 0600 as well."""
-        for suffix in _COMPANIONS:
+        for suffix in COMPANIONS:
             companion = self.path.with_name(self.path.name + suffix)
             with contextlib.suppress(FileNotFoundError):
-                _make_private(companion)
+                make_private(companion)
 
     def close(self) -> None:
         with self._lock:
@@ -279,14 +220,14 @@ class SessionStore:
                     agent,
                     str(cwd),
                     task,
-                    _dumps(meta),
+                    dumps(meta),
                     parent_id,
                     kind,
                     depth,
-                    _dumps(launch),
+                    dumps(launch),
                 ),
             )
-            _insert_messages(db, sid, messages, now)
+            insert_messages(db, sid, messages, now)
             take_or_check_lease(db, sid, "running", self.owner, now)
 
         self._transaction(insert)
@@ -301,8 +242,8 @@ class SessionStore:
             if row is None:
                 raise SessionNotFoundError(f"No session {session_id!r} in {self.path}.")
             take_or_check_lease(db, session_id, write.status, self.owner, now)
-            _insert_messages(db, session_id, write.messages, now)
-            _insert_events(db, session_id, write.events, now)
+            insert_messages(db, session_id, write.messages, now)
+            insert_events(db, session_id, write.events, now)
             if write.usage is not None:
                 turn, model, usage = write.usage
                 db.execute(
@@ -310,8 +251,8 @@ class SessionStore:
                     (session_id, turn, model, usage.input_tokens, usage.output_tokens, now),
                 )
             if write.todos is not None:
-                _replace_todos(db, session_id, write.todos)
-            _update_session(db, session_id, write, now, json.loads(row["metadata"]))
+                replace_todos(db, session_id, write.todos)
+            update_session(db, session_id, write, now, json.loads(row["metadata"]))
 
         self._transaction(apply)
 
@@ -362,7 +303,7 @@ class SessionStore:
     def get(self, session_id: str) -> SessionRecord:
         sid = self.resolve(session_id)
         rows = self._read(_SELECT_SESSIONS + " WHERE s.id = ?", (sid,))
-        return _record(rows[0])
+        return record_from_row(rows[0])
 
     def messages(self, session_id: str) -> list[StoredMessage]:
         rows = self._read(
@@ -423,7 +364,7 @@ class SessionStore:
         rows = self._read(
             f"{_SELECT_SESSIONS} {where} ORDER BY s.updated DESC LIMIT ?", (*params, limit)
         )
-        return [_record(r) for r in rows]
+        return [record_from_row(r) for r in rows]
 
 
 # ---- helpers ---------------------------------------------------------------------
@@ -441,153 +382,3 @@ def _is_busy(e: sqlite3.OperationalError) -> bool:
 
 def _like_prefix(prefix: str) -> str:
     return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
-def _dumps(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False, default=str)
-
-
-def _insert_messages(
-    db: sqlite3.Connection,
-    session_id: str,
-    messages: Sequence[tuple[Message, str | None]],
-    now: float,
-) -> None:
-    if not messages:
-        return
-    (start,) = db.execute(
-        "SELECT COALESCE(MAX(seq), -1) + 1 FROM messages WHERE session_id = ?", (session_id,)
-    ).fetchone()
-    db.executemany(
-        "INSERT INTO messages (session_id, seq, role, json, full_content, created)"
-        " VALUES (?,?,?,?,?,?)",
-        [
-            (session_id, start + i, msg.role, MESSAGE_ADAPTER.dump_json(msg).decode(), full, now)
-            for i, (msg, full) in enumerate(messages)
-        ],
-    )
-
-
-def _insert_events(
-    db: sqlite3.Connection, session_id: str, events: Sequence[Event], now: float
-) -> None:
-    if not events:
-        return
-    (start,) = db.execute(
-        "SELECT COALESCE(MAX(seq), -1) + 1 FROM events WHERE session_id = ?", (session_id,)
-    ).fetchone()
-    db.executemany(
-        "INSERT INTO events (session_id, seq, type, json, created) VALUES (?,?,?,?,?)",
-        [(session_id, start + i, ev.type, ev.to_json(), now) for i, ev in enumerate(events)],
-    )
-
-
-def _replace_todos(db: sqlite3.Connection, session_id: str, todos: list[dict[str, Any]]) -> None:
-    db.execute("DELETE FROM todos WHERE session_id = ?", (session_id,))
-    db.executemany(
-        "INSERT INTO todos VALUES (?,?,?,?,?)",
-        [
-            (
-                session_id,
-                i,
-                str(t.get("content", "")),
-                str(t.get("status", "pending")),
-                str(t.get("activeForm", t.get("active_form", ""))),
-            )
-            for i, t in enumerate(todos)
-        ],
-    )
-
-
-def _update_session(
-    db: sqlite3.Connection, session_id: str, write: TurnWrite, now: float, meta: dict[str, Any]
-) -> None:
-    sets: list[str] = ["updated = ?"]
-    params: list[Any] = [now]
-    if write.status is not None:
-        if write.status not in STATUSES:
-            raise SessionError(f"Unknown session status {write.status!r}.")
-        sets.append("status = ?")
-        params.append(write.status)
-    if write.set_pending:
-        sets.append("pending = ?")
-        params.append(_dumps(write.pending) if write.pending is not None else None)
-    if write.state is not None:
-        sets.append("state = ?")
-        params.append(_dumps(write.state))
-    if write.metadata:
-        sets.append("metadata = ?")
-        params.append(_dumps({**meta, **write.metadata}))
-    db.execute(f"UPDATE sessions SET {', '.join(sets)} WHERE id = ?", (*params, session_id))
-
-
-def _record(row: sqlite3.Row) -> SessionRecord:
-    return SessionRecord(
-        id=row["id"],
-        created=row["created"],
-        updated=row["updated"],
-        status=row["status"],
-        model=row["model"],
-        agent=row["agent"],
-        cwd=row["cwd"],
-        task=row["task"],
-        pending=json.loads(row["pending"]) if row["pending"] else None,
-        metadata=json.loads(row["metadata"] or "{}"),
-        state=json.loads(row["state"] or "{}"),
-        parent_id=row["parent_id"],
-        message_count=row["message_count"],
-        agent_type=row["agent_type"],
-        depth=row["depth"],
-        launch=json.loads(row["launch"] or "{}"),
-    )
-
-
-def private_file(path: Path) -> Path:
-    """Make sure ``path`` exists as a regular file readable by its owner only (0600):
-    created with that mode whatever the umask, or set back to it when it exists. Not
-    followed when it is a symlink (OSError). For the session store and chat history.
-
-    An existing file is never opened here: closing *any* descriptor of a SQLite
-    database drops every POSIX lock the process holds on it, so opening and closing the
-    file while another connection of this process (a service runs many) is reading or
-    writing would let a second process write under it and damage the database."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        try:
-            fd = os.open(path, flags | getattr(os, "O_CLOEXEC", 0), PRIVATE_MODE)
-        except FileExistsError:  # created meanwhile by another process: check it below
-            info = os.lstat(path)
-        else:
-            try:  # umask-independent
-                os.fchmod(fd, PRIVATE_MODE)
-            finally:
-                os.close(fd)
-            return path
-    if stat.S_ISLNK(info.st_mode):
-        raise OSError(errno.ELOOP, "refusing to follow a symlink", str(path))
-    if not stat.S_ISREG(info.st_mode):
-        raise OSError(errno.EINVAL, "not a regular file", str(path))
-    if stat.S_IMODE(info.st_mode) != PRIVATE_MODE:
-        with contextlib.suppress(PermissionError):  # repairs an existing 0644 file (ours)
-            os.chmod(path, PRIVATE_MODE)
-    return path
-
-
-def _make_private(path: Path) -> None:
-    if not path.is_symlink():
-        os.chmod(path, PRIVATE_MODE)
-
-
-def process_alive(pid: int) -> bool:
-    """Whether ``pid`` is a live process on this machine (for "is it still running?")."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
