@@ -275,6 +275,9 @@ def _top(scores: F32, k: int) -> list[int]:
     """Indices of the ``k`` highest positive scores, best first (ties: lower index,
     also at the k-th place: :mod:`._warm` ranks the same way without numpy)."""
     positive = np.flatnonzero(scores > 0)
+    if len(positive) > k:  # keep the k best and every score equal to the k-th
+        negated = -scores[positive]
+        positive = positive[negated <= np.partition(negated, k - 1)[k - 1]]
     order = np.lexsort((positive, -scores[positive]))[:k]
     return [int(i) for i in positive[order]]
 
