@@ -53,6 +53,14 @@ if TYPE_CHECKING:
         tools_reason,
         unavailable_for,
     )
+    from skilldeck.skills.execution.invocation import (
+        SECRET_MARKERS,
+        entrypoint_of,
+        interpreter_argv,
+        normalize_args,
+        scratch_prefix,
+        scrub_env,
+    )
     from skilldeck.skills.execution.loading import (
         NO_GATE,
         PLAN_REFUSAL,
@@ -68,16 +76,7 @@ if TYPE_CHECKING:
         kill_group,
         run_process,
     )
-    from skilldeck.skills.execution.runner import (
-        SECRET_MARKERS,
-        ScriptResult,
-        ScriptRunner,
-        entrypoint_of,
-        interpreter_argv,
-        normalize_args,
-        scratch_prefix,
-        scrub_env,
-    )
+    from skilldeck.skills.execution.runner import ScriptResult, ScriptRunner
     from skilldeck.skills.execution.secrets import (
         KEYRING_SERVICE,
         MIN_REDACTED,
@@ -133,14 +132,14 @@ _HOME: dict[str, str] = {
     "machine_reason": "gating",
     "tools_reason": "gating",
     "unavailable_for": "gating",
-    "SECRET_MARKERS": "runner",
+    "SECRET_MARKERS": "invocation",
     "ScriptResult": "runner",
     "ScriptRunner": "runner",
-    "entrypoint_of": "runner",
-    "interpreter_argv": "runner",
-    "normalize_args": "runner",
-    "scratch_prefix": "runner",
-    "scrub_env": "runner",
+    "entrypoint_of": "invocation",
+    "interpreter_argv": "invocation",
+    "normalize_args": "invocation",
+    "scratch_prefix": "invocation",
+    "scrub_env": "invocation",
     "ProcessOutcome": "process",
     "KEYRING_SERVICE": "secrets",
     "MIN_REDACTED": "secrets",
