@@ -66,6 +66,7 @@ from skilldeck.llm.messages import (
     SystemMessage,
     TextDelta,
     ToolCall,
+    ToolSpec,
     TurnComplete,
     UserMessage,
 )
@@ -86,9 +87,12 @@ HINT_META = "skill-hint"
 
 class Spawning(Protocol):
     """What callers use of an agent's sub-agent manager (``SubagentManager``): the
-    CLI cancels background children on Ctrl-C."""
+    CLI cancels background children on Ctrl-C; the loop offers ``TaskOutput`` only
+    while a background task exists."""
 
     def cancel_all(self, *, grace: float = ...) -> list[str]: ...
+
+    def background_ids(self) -> list[str]: ...
 
 
 @dataclass(frozen=True)
@@ -286,7 +290,8 @@ class Agent:
         """A reply that only wrote tool calls as text becomes those calls (small local
         models do this; ``agent/loopguard.py``), recorded as recovered."""
         enabled = text_calls_enabled(self.settings, self.model_spec)
-        recovered = recover_text_calls(reply, self.specs, run.turn) if enabled else None
+        specs = self.offered_specs()
+        recovered = recover_text_calls(reply, specs, run.turn) if enabled else None
         if recovered is None:
             return reply
         run.reply, events = recovered
@@ -294,8 +299,17 @@ class Agent:
             self.recorder.emit(run, event)
         return run.reply
 
+    def offered_specs(self) -> list[ToolSpec]:
+        """The tools offered to the model now: all the agent holds, but ``TaskOutput``
+        only while a background task exists — small models call it after any tool
+        otherwise (23 identical calls in one real run). A forged call still runs and is
+        answered with the task ids there are."""
+        if self.subagents is not None and self.subagents.background_ids():
+            return self.specs
+        return [spec for spec in self.specs if spec.name != "TaskOutput"]
+
     def _build_request(self, run: RunState) -> list[Message]:
-        view = self.context.prepare(run.history, self.specs)
+        view = self.context.prepare(run.history, self.offered_specs())
         if view.omitted != run.omitted:
             run.omitted = view.omitted
             if view.omitted:  # an earlier skill load may be hidden now: allow it again
@@ -309,12 +323,13 @@ class Agent:
         for event in run.drain():
             yield event
         sink = functools.partial(self.recorder.emit, run)  # the call's retries, stored
+        specs = self.offered_specs()
         if not self.stream_text:
             with retries_to(sink):
-                run.reply = await self.model.respond(request, self.specs)
+                run.reply = await self.model.respond(request, specs)
             return
         run.reply = None
-        chunks = aiter(self.model.stream(request, self.specs))
+        chunks = aiter(self.model.stream(request, specs))
         while True:
             with retries_to(sink):
                 chunk = await anext(chunks, None)

@@ -253,3 +253,38 @@ def test_identical_calls_in_one_turn_count_once() -> None:
     assert guard.observe(glob, ToolResult("a"), 1) is None  # same turn: not seen yet
     again = guard.observe(glob, ToolResult("a"), 2)
     assert again is not None and again.count == 2
+
+
+async def test_taskoutput_is_offered_only_while_a_background_task_exists(work: Path) -> None:
+    """``TaskOutput`` is held all along (a forged call is still answered) but offered
+    only from the turn after a background task was started."""
+    child = "Count the lines of notes.md"
+    spawn = call("Task", description="count", prompt=child, run_in_background=True)
+    lines = turns(
+        {"for": child, "text": "notes.md has 3 lines."},
+        {"tool_calls": [call("Glob", pattern="*")]},
+        {"tool_calls": [spawn]},
+        {"tool_calls": [call("TaskOutput", task_id="task_1")]},
+        {"text": "It has 3 lines."},
+    )
+    built = agent(work, lines)
+    model = built.model
+    assert isinstance(model, ScriptedModel)
+    assert "TaskOutput" in {spec.name for spec in built.specs}
+    result = await built.run("How long is notes.md?")
+    assert result.status == "completed"
+    shown = [r.tool_names for r in model.requests if "Count the lines" not in str(r.messages[1])]
+    assert ["TaskOutput" in names for names in shown] == [False, False, True, True]
+    assert "Task" in shown[0] and "notes.md has 3 lines." in results(result)[2].content
+
+
+async def test_a_forged_taskoutput_call_is_still_answered_with_the_ids(work: Path) -> None:
+    lines = turns(
+        {"tool_calls": [call("TaskOutput", task_id="write_task")]},
+        {"text": "done"},
+    )
+    built = agent(work, lines)
+    result = await built.run("write it")
+    (answer,) = results(result)
+    assert answer.is_error and "write_task" in answer.content
+    assert "TaskOutput" not in built.model.requests[0].tool_names  # type: ignore[attr-defined]

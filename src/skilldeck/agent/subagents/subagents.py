@@ -401,6 +401,11 @@ class SubagentManager:
             return f"Task {task_id} is still running ({entry.description or 'no description'})."
         return entry.outcome.render()
 
+    def background_ids(self) -> list[str]:
+        """The background tasks started so far (finished or not): while there is one,
+        the agent offers ``TaskOutput`` to the model."""
+        return sorted(self._background)
+
     def _no_such_task(self, task_id: str) -> str:
         """What TaskOutput says for an id that is no background task: which ids exist,
         and that foreground tasks and other tools already returned their results."""
