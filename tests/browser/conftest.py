@@ -33,16 +33,3 @@ def browser() -> Iterator[Any]:
 def page_errors() -> list[str]:
     """Console errors and uncaught exceptions of the pages a test opens."""
     return []
-
-
-def open_page(browser: Any, url: str, errors: list[str]) -> Any:
-    """A new page in its own context (own cookies), recording errors, at ``url``."""
-    context = browser.new_context(viewport={"width": 1440, "height": 960})
-    page = context.new_page()
-    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-    page.on(
-        "console",
-        lambda m: errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None,
-    )
-    page.goto(url)
-    return page

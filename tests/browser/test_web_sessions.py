@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_pages import open_page
 
-from conftest import open_page
 from skilldeck.web import create_app
 from web_flow import TASK, call, live_server, write_flow
 

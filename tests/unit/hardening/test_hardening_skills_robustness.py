@@ -30,6 +30,15 @@ from skilldeck.skills.registry import SkillRegistry
 DEPTH = 600
 
 
+@pytest.fixture(autouse=True)
+def _remove_deep_trees(tmp_path: Path) -> object:
+    """pytest deletes old temp folders with a recursive rmtree, which dies (RecursionError
+    at the exit of a later session) on the trees these tests build: remove each test's
+    folder with ``rm``, which does not recurse on the stack."""
+    yield
+    subprocess.run(["rm", "-rf", str(tmp_path)], check=False)
+
+
 def deep_tree(top: Path, depth: int = DEPTH, *, leaf: str | None = None) -> None:
     """``top/d/d/…/d`` ``depth`` levels deep, with ``leaf`` as SKILL.md at the bottom."""
     top.mkdir(parents=True, exist_ok=True)
