@@ -41,8 +41,8 @@ from pathlib import Path
 from skilldeck.errors import PermissionDeniedError, SkillExecutionError
 from skilldeck.sandbox import Sandbox
 from skilldeck.skills.execution.credentials import active_credentials, credential_env, started_by
-from skilldeck.skills.execution.process import run_process
 from skilldeck.skills.execution.invocation import scrub_env
+from skilldeck.skills.execution.process import run_process
 from skilldeck.skills.execution.secrets import redact
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.rules import parse_line
