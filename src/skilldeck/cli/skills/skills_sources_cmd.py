@@ -32,6 +32,7 @@ _MARKS = {
     "up-to-date": "[green]up to date[/]",
     "outdated": "[yellow]outdated[/]",
     "moved": "[red]tag moved[/]",
+    "pinned": "[cyan]pinned[/]",
     "local": "[dim]local[/]",
     "error": "[red]error[/]",
 }
@@ -138,8 +139,14 @@ def update_cmd(
 
 
 def pin_cmd(
-    name: Annotated[str, typer.Argument(help="An installed skill (from a git source).")],
-    ref: Annotated[str, typer.Argument(help="The tag, branch or full commit sha to keep.")],
+    name: Annotated[str, typer.Argument(help="An installed skill (from git, a URL or an index).")],
+    ref: Annotated[
+        str,
+        typer.Argument(
+            help="git: the tag, branch or full commit sha to keep; a URL or index skill: "
+            "`installed` (or a prefix of its digest) to hold its installed content."
+        ),
+    ],
     scope: ScopeFilter = None,
     force: Annotated[
         bool, typer.Option("--force", help="Overwrite local edits (keeps a backup).")
@@ -147,7 +154,8 @@ def pin_cmd(
     allow_risk: AllowRiskOption = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Install REF of a git-installed skill and keep it there (update will not move it)."""
+    """Keep a skill where it is: install REF of a git skill and hold it there, or hold a
+    URL or index skill at its installed content (update will not move either)."""
     with cli_reporter() as reporter:
         result = pin(
             settings_from_cli(),

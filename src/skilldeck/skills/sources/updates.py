@@ -45,6 +45,9 @@ from skilldeck.skills.packaging.lockfile import (
     Scope,
     hash_tree,
     installed,
+    lock_path,
+    locked,
+    skills_root,
     tree_digest,
     verify,
 )
@@ -60,7 +63,7 @@ from skilldeck.skills.sources.spec import FetchOptions, SourceSpec
 
 __all__ = ["UpdateResult", "UpdateStatus", "check_updates", "pin", "update"]
 
-State = Literal["up-to-date", "outdated", "moved", "local", "error"]
+State = Literal["up-to-date", "outdated", "moved", "pinned", "local", "error"]
 
 
 @dataclass(frozen=True)
@@ -169,6 +172,12 @@ def _status(
     )  # fmt: skip
     if entry.kind == "local":
         return replace(base, message="installed from a local path; not checked")
+    if entry.pinned and entry.kind != "git":
+        return replace(
+            base,
+            state="pinned",
+            message="held at its installed content (`skills install SOURCE --force` moves it)",
+        )
     try:
         available = asked.available(entry, client)
     except SkilldeckError as e:
@@ -256,6 +265,8 @@ def _verdict(status: UpdateStatus, *, force: bool) -> UpdateResult | None:
         return refused(status.message)
     if status.state == "up-to-date":
         return UpdateResult(status.name, status.scope, "up-to-date")
+    if status.state == "pinned":
+        return UpdateResult(status.name, status.scope, "up-to-date", status.message)
     if status.modified and not force:
         return refused(str(_edited(status.name, status.scope)))
     if status.state == "moved" and not force:
@@ -276,17 +287,23 @@ def pin(
     fetch: FetchOptions | None = None,
     allow_risk: bool = False,
 ) -> InstalledSkill:
-    """Install ``ref`` (tag, branch or sha) of a git-installed skill and keep it there."""
+    """Install ``ref`` (tag, branch or sha) of a git-installed skill and keep it there.
+
+    A skill from a URL or an index has no refs: pinning it holds the content it has
+    (``ref`` is ``installed`` or a prefix of its content digest, at least 12 characters),
+    so ``check`` and ``update`` leave it alone without asking the source."""
     options = fetch_options(settings, fetch)
     matches = _selected(settings, scope, [name])
     if len(matches) > 1:
         raise PackageError(f"{name!r} is installed in both scopes; pass --scope.")
     sc, entry = matches[0]
-    if entry.kind != "git":
+    if entry.kind == "local":
         raise PackageError(
-            f"{name!r} was installed from a {entry.kind} source, which has no refs to pin; "
-            "only skills from git repositories can be pinned."
+            f"{name!r} was installed from a local path, which has nothing to pin; "
+            "reinstall it from a git repository, a URL or an index."
         )
+    if entry.kind != "git":
+        return _hold_content(settings, sc, entry, ref)
     if not force and any(
         p.name == name for p in verify(settings, scope=sc) if p.kind != "missing-skill"
     ):
@@ -297,6 +314,29 @@ def pin(
     if isinstance(outcome, SkilldeckError):
         raise outcome
     return outcome
+
+
+def _hold_content(settings: Settings, scope: Scope, entry: LockEntry, ref: str) -> InstalledSkill:
+    """Pin a URL or index skill to the content it has: mark its lock entry pinned."""
+    if ref != "installed" and not (len(ref) >= 12 and entry.digest.startswith(ref)):
+        raise PackageError(
+            f"{entry.name!r} was installed from a {entry.kind} source, which has no tags or "
+            f"branches: pin it to its installed content with `skilldeck skills pin "
+            f"{entry.name} installed` (or a prefix of its digest, {entry.digest[:12]})."
+        )
+    with locked(lock_path(settings, scope)) as lock:
+        lock.skills[entry.name] = replace(lock.skills[entry.name], pinned=True)
+        lock.write()
+    return InstalledSkill(
+        entry.name,
+        entry.version,
+        scope,
+        skills_root(settings, scope) / entry.name,
+        entry.source,
+        len(entry.files),
+        entry.digest,
+        signed_by=entry.signed_by,
+    )
 
 
 def _edited(name: str, scope: Scope) -> LocallyModifiedError:

@@ -144,7 +144,7 @@ def test_pin_refuses_local_edits_and_non_git_sources(
         pin(settings, "alpha", "v1")
     local = write_skill(tmp_path / "local" / "homemade", "homemade")
     install_from(local, settings=settings)
-    with pytest.raises(PackageError, match="no refs to pin"):
+    with pytest.raises(PackageError, match="local path, which has nothing to pin"):
         pin(settings, "homemade", "v1")
     with pytest.raises(PackageError, match="No installed skill named 'ghost'"):
         pin(settings, "ghost", "v1")
@@ -187,6 +187,30 @@ def test_index_skills_update_on_a_new_digest(tmp_path: Path, settings: Settings)
         [refused] = update(settings, names=["indexed"])
     assert refused.outcome == "refused" and "does not match" in refused.message
     assert "Revision v2." in body(settings, "indexed")
+
+
+def test_pinning_an_index_skill_holds_its_installed_content(
+    tmp_path: Path, settings: Settings
+) -> None:
+    """An index or URL skill has no refs: `pin NAME installed` (or a digest prefix)
+    holds it, so check reports it pinned without asking the source and update skips it."""
+    site = tmp_path / "site"
+    folder = write_skill(tmp_path / "src" / "indexed", "indexed")
+    write_index(site, [folder])
+    with serve(site) as base:
+        install_from(base + INDEX, settings=settings)
+        digest = str(lock(settings, "indexed")["digest"])
+        with pytest.raises(PackageError, match="skills pin indexed installed"):
+            pin(settings, "indexed", "v1")
+        held = pin(settings, "indexed", digest[:12])
+        assert held.digest == digest and lock(settings, "indexed")["pinned"] is True
+        write_skill(folder, "indexed", "v2")
+        write_index(site, [folder])
+        assert states(settings) == {"indexed": "pinned"}
+        [kept] = update(settings, names=["indexed"])
+    assert kept.outcome == "up-to-date" and "held" in kept.message
+    assert "Revision v2." not in body(settings, "indexed")
+    assert lock(settings, "indexed")["digest"] == digest
 
 
 def test_url_skills_update_on_new_content(tmp_path: Path, settings: Settings) -> None:
