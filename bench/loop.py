@@ -34,7 +34,7 @@ import anyio
 from pydantic import BaseModel
 
 from skilldeck.agent.context import History, default_counter, trim_history
-from skilldeck.agent.loop import Agent, Limits
+from skilldeck.agent.loop import Agent, AgentParts, Limits
 from skilldeck.agent.store import SessionStore
 from skilldeck.config import load_settings
 from skilldeck.llm.messages import (
@@ -102,13 +102,15 @@ async def _agent(turns: int, home: Path, db: Path) -> float:
     settings = load_settings(workspace=home)
     store = SessionStore(db)
     agent = Agent(
-        model=ScriptedModel.from_lines(_script(turns)),
-        tools=ToolRegistry([Noop()]),
-        settings=settings,
-        store=store,
-        system_prompt="sys",
-        cwd=home,
-        limits=Limits(max_turns=turns + 5),
+        AgentParts(
+            model=ScriptedModel.from_lines(_script(turns)),
+            tools=ToolRegistry([Noop()]),
+            settings=settings,
+            store=store,
+            system_prompt="sys",
+            cwd=home,
+            limits=Limits(max_turns=turns + 5),
+        )
     )
     started = time.perf_counter()
     result = await agent.run("go")

@@ -129,6 +129,10 @@ def test_model_follows_a_corpus_skill_to_run_its_script_by_relative_path(
         pytest.skip(f"{CORPUS_SKILL} is not in the corpus")
     skill_dir = workspace / ".claude" / "skills" / "skill-scanner"
     shutil.copytree(source, skill_dir)
+    # this real skill quotes reverse shells in its references (it teaches what to look
+    # for), so the content scanner quarantines it in a root the user has not marked
+    # trusted: the user marks the folder, as docs/packages.md says
+    (skill_dir.parent / ".skilldeck-trusted").write_text("", encoding="utf-8")
     instructions = (skill_dir / "SKILL.md").read_text(encoding="utf-8")
     assert "scripts/scan_skill.py" in instructions  # the real skill names its script
     (skill_dir / "scripts").mkdir()
