@@ -216,6 +216,9 @@ class RichRenderer:
         elif isinstance(event, WarningEvent):
             self.console.print(Text(f"warning: {event.message}", style="yellow"))
         elif isinstance(event, LoopDetectedEvent | ToolCallRecoveredEvent):
+            if isinstance(event, ToolCallRecoveredEvent) and self._streaming:
+                self.console.print()  # the streamed text was the call: end its line
+                self._streaming = False
             self.console.print(loop_line(event, prefix))
         elif isinstance(event, ModelRetryEvent):
             self.console.print(Text(prefix + retry_line(event), style="yellow"))

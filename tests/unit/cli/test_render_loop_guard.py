@@ -8,7 +8,12 @@ import json
 
 from rich.console import Console
 
-from skilldeck.agent.events import DoneEvent, LoopDetectedEvent, ToolCallRecoveredEvent
+from skilldeck.agent.events import (
+    DoneEvent,
+    LoopDetectedEvent,
+    TextDeltaEvent,
+    ToolCallRecoveredEvent,
+)
 from skilldeck.cli.render import JsonRenderer, RichRenderer, exit_code
 
 
@@ -38,3 +43,16 @@ def test_loop_and_recovery_lines() -> None:
     out = io.StringIO()
     JsonRenderer(out).handle(loop)
     assert json.loads(out.getvalue())["type"] == "loop_detected"
+
+
+def test_a_streamed_call_written_as_text_ends_its_line_before_the_notice() -> None:
+    call = '{"name": "Write", "arguments": {"file_path": "b", "content": "hi"}}'
+    text = shown(
+        TextDeltaEvent(text=call[:20]),
+        TextDeltaEvent(text=call[20:]),
+        ToolCallRecoveredEvent(id="text-1-1", name="Write", text=call),
+    )
+    lines = text.splitlines()
+    notice = next(i for i, line in enumerate(lines) if "recovered a Write call" in line)
+    assert lines[notice].startswith("recovered a Write call")
+    assert call.endswith(lines[notice - 1].strip()[-10:])
