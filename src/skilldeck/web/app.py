@@ -138,7 +138,9 @@ class _AppState:
     async def agui(self, request: Request) -> Response:
         try:
             run_input = RunAgentInput.model_validate(json.loads(await request.body()))
-        except (ValueError, ValidationError) as e:
+        except ValidationError as e:
+            return _error(422, f"Not a RunAgentInput: {_fields_at_fault(e)}")
+        except ValueError as e:
             return _error(422, f"Not a RunAgentInput: {_first_line(e)}")
         return _sse(agui_events(self.service, run_input, self.aliases))
 
@@ -235,6 +237,16 @@ def _skilldeck_error(error: SkilldeckError) -> Response:
 
 def _error(status: int, message: str) -> Response:
     return JSONResponse({"error": message}, status_code=status)
+
+
+def _fields_at_fault(error: ValidationError) -> str:
+    """Which fields are wrong and how (``threadId: Field required; …``), not pydantic's
+    count of errors: the client needs to know what to send."""
+    parts = [
+        f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in error.errors()[:6]
+    ]
+    more = len(error.errors()) - len(parts)
+    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
 
 
 def _first_line(error: Exception) -> str:

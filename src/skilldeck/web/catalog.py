@@ -69,6 +69,7 @@ def _detail(registry: SkillRegistry, skill: Skill) -> dict[str, Any]:
         "path": str(skill.folder),
         "enabled": registry.is_enabled(skill),
         "available": skill.available,
+        "unavailable_reason": registry.why_unavailable(skill),
         "problems": [d.to_dict() for d in skill.diagnostics],
     }
 

@@ -115,7 +115,9 @@ async def test_a_foreign_thread_id_is_an_alias_of_its_new_session(service: Sessi
 async def test_bad_run_inputs(service: SessionService) -> None:
     async with client(create_app(service=service)) as http:
         assert (await http.post("/agui", content=b"{not json")).status_code == 422
-        assert (await http.post("/agui", json={"threadId": "x"})).status_code == 422
+        partial = await http.post("/agui", json={"threadId": "x"})
+        assert partial.status_code == 422
+        assert "runId: Field required" in partial.text  # names what to send
         empty = events((await http.post("/agui", json=run_input(text=None))).text)
         assert empty[-1]["type"] == "RUN_ERROR" and "no user message" in empty[-1]["message"]
         sid = events((await http.post("/agui", json=run_input())).text)[0]["threadId"]
@@ -158,7 +160,13 @@ async def test_health_and_skills(service: SessionService) -> None:
         assert (await http.get("/api/skills", params={"q": "release"})).json()["skills"]
         shown = (await http.get("/api/skills/release-notes")).json()
         assert "<img" in shown["description"]  # served as data; the page renders it as text
-        assert isinstance(shown["problems"], list)
+        assert isinstance(shown["problems"], list) and shown["unavailable_reason"] is None
+        service.registry.disable("release-notes")
+        try:
+            hidden = (await http.get("/api/skills/release-notes")).json()
+        finally:
+            service.registry.enable("release-notes")
+        assert hidden["unavailable_reason"]  # the page can say why, not just "unavailable"
         missing = await http.get("/api/skills/no-such-skill")
         assert missing.status_code == 404 and "no-such-skill" in missing.json()["error"]
         assert (await http.get("/api/skills/match")).status_code == 400

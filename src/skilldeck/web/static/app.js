@@ -630,6 +630,7 @@ async function showSkill(name) {
   box.appendChild(el("h3", "", s.name));
   box.appendChild(el("p", "", s.description || ""));
   if (s.path) box.appendChild(el("div", "path", s.path));
+  if (s.unavailable_reason) box.appendChild(el("div", "problem error", `Unavailable: ${s.unavailable_reason}`));
   const problems = s.problems || [];
   box.appendChild(el("div", "label", problems.length ? `${problems.length} problem(s)` : "No problems"));
   for (const p of problems) {
