@@ -34,6 +34,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from skilldeck.agent.store.files import process_alive
 from skilldeck.errors import SessionBusyError
 
 __all__ = [
@@ -78,7 +79,7 @@ class Lease:
 
     def is_stale(self, now: float | None = None) -> bool:
         if self.host == socket.gethostname():
-            return not _alive(self.pid)
+            return not process_alive(self.pid)
         return (now or time.time()) - self.heartbeat > LEASE_TTL
 
     def blocks(self) -> bool:
@@ -125,15 +126,3 @@ def take_or_check_lease(
             "INSERT OR REPLACE INTO leases VALUES (?,?,?,?,?,?)",
             (session_id, os.getpid(), socket.gethostname(), owner, now, now),
         )
-
-
-def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
