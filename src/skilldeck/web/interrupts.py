@@ -11,10 +11,12 @@ per-call replies the session service takes (``approve`` / ``answer``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any
 
 from ag_ui.core import Interrupt, ResumeEntry
+
+from skilldeck.service import PendingCall
 
 __all__ = [
     "META",
@@ -43,34 +45,9 @@ QUESTION_SCHEMA: dict[str, Any] = {
 }
 
 
-class WaitingCall(Protocol):
-    """A tool call a paused run waits on (the service's ``PendingCall`` is one):
-    ``kind`` is ``permission`` (approve or deny) or a question kind (answer)."""
-
-    @property
-    def call_id(self) -> str: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def tool(self) -> str: ...
-    @property
-    def input(self) -> dict[str, Any]: ...
-    @property
-    def reason(self) -> str: ...
-    @property
-    def questions(self) -> list[dict[str, Any]]: ...
-
-
-@dataclass(frozen=True)
-class PendingCall:
-    """A :class:`WaitingCall` rebuilt from this run's own events (no service at hand)."""
-
-    call_id: str
-    kind: str
-    tool: str
-    input: dict[str, Any]
-    reason: str = ""
-    questions: list[dict[str, Any]] = field(default_factory=list)
+#: a tool call a paused run waits on: the service's own record, also rebuilt from a
+#: run's events when the page re-attaches (``kind`` is ``permission`` or a question kind)
+WaitingCall = PendingCall
 
 
 def interrupts_for(calls: Iterable[WaitingCall]) -> list[Interrupt]:
