@@ -52,16 +52,18 @@ if TYPE_CHECKING:
         literal,
         option_word,
     )
+    from skilldeck.skills.rules.shelloptions import (
+        command_texts,
+        command_value,
+        git_options,
+        git_runs_commands,
+    )
     from skilldeck.skills.rules.shellwrappers import (
         PRECISE,
         SHELLS,
         WRAPPERS,
         OpaqueCommand,
         Wrapper,
-        command_texts,
-        command_value,
-        git_options,
-        git_runs_commands,
         option_width,
         special_assignment,
     )
@@ -116,10 +118,10 @@ _HOME: dict[str, str] = {
     "WRAPPERS": "shellwrappers",
     "OpaqueCommand": "shellwrappers",
     "Wrapper": "shellwrappers",
-    "command_texts": "shellwrappers",
-    "command_value": "shellwrappers",
-    "git_options": "shellwrappers",
-    "git_runs_commands": "shellwrappers",
+    "command_texts": "shelloptions",
+    "command_value": "shelloptions",
+    "git_options": "shelloptions",
+    "git_runs_commands": "shelloptions",
     "option_width": "shellwrappers",
     "special_assignment": "shellwrappers",
 }

@@ -11,16 +11,17 @@ is in :mod:`skilldeck.skills.rules.shellprograms`):
   spared the "every literal argument may be a program" rule, so an unknown wrapper
   (``setsid rm x``) is still caught;
 * :func:`special_assignment` — variables whose value changes what later commands run;
-* :func:`command_value` — option values that are command lines (``--to-command=…``,
-  ``git -c core.fsmonitor=…``, ``man -P …``).
+* :func:`option_width` — how many words a wrapper's option takes.
+
+Option values that are themselves command lines (``--to-command=…``, ``git -c …``)
+are read in :mod:`skilldeck.skills.rules.shelloptions`.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from skilldeck.skills.rules.shellwords import RUNTIME, Argv
+from skilldeck.skills.rules.shellwords import Argv
 
 __all__ = [
     "PRECISE",
@@ -28,15 +29,9 @@ __all__ = [
     "WRAPPERS",
     "OpaqueCommand",
     "Wrapper",
-    "command_texts",
-    "command_value",
-    "git_options",
-    "git_runs_commands",
     "option_width",
     "special_assignment",
 ]
-
-_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
 
 
 class OpaqueCommand(Exception):
@@ -262,26 +257,6 @@ PRECISE = frozenset(
     }
 )
 
-#: git options and subcommands that run a command line named in the arguments
-_GIT_RUNNERS = frozenset(
-    {
-        "-c",
-        "--config-env",
-        "-x",
-        "-u",
-        "--exec",
-        "--extcmd",
-        "--upload-pack",
-        "--receive-pack",
-        "bisect",
-        "submodule",
-        "filter-branch",
-        "difftool",
-        "mergetool",
-        "rebase",
-    }
-)
-
 #: variables that change which program runs, or run code when set
 _SPECIAL = frozenset(
     {
@@ -318,13 +293,6 @@ _SPECIAL = frozenset(
 )
 
 
-def git_runs_commands(argv: Argv) -> bool:
-    """True when a git invocation may run a command line given in its arguments."""
-    return any(
-        w is None or w in _GIT_RUNNERS or w.split("=", 1)[0] in _GIT_RUNNERS for w in argv[1:]
-    )
-
-
 def special_assignment(name: str) -> bool:
     """Setting this variable can make a later command run something else."""
     return (
@@ -332,58 +300,6 @@ def special_assignment(name: str) -> bool:
         or name.startswith(("LD_", "GIT_", "BASH_FUNC_", "DYLD_", "PYTHON"))
         or name.endswith(("_COMMAND", "_PAGER", "_EDITOR", "_SHELL", "PATH"))
     )
-
-
-# ---- options that name a command line --------------------------------------------
-
-
-#: option names whose value is a command line somewhere (``--to-command``, ``--rsh``…)
-_RUNS_OPTION = re.compile(
-    r"exec|command|cmd|filter|rsh|shell|proxy|pager|editor|-pack|tool|action|program|browser|-bin"
-)
-#: short options whose value is a command line, per program
-_SHORT_RUNS = {"man": "PH", "rsync": "e", "tar": "IF", "ssh": "o", "scp": "So", "sort": ""}
-#: git subcommands and short options followed by a command line
-_GIT_RUNNER_WORDS = frozenset({"-x", "-u", "run", "foreach"})
-_UNKNOWN = object()
-
-
-def command_value(argv: Argv, k: int) -> str | object | None:
-    """The command line at ``argv[k]`` if an option says it is one: ``None`` when it is
-    only known at run time, :data:`_UNKNOWN` (or a falsy word) when it is no command."""
-    word, prev = argv[k], argv[k - 1]
-    if argv[0] == "git" and prev in ("-c", *_GIT_RUNNER_WORDS):
-        if word is None:
-            return None
-        return word.partition("=")[2] if prev == "-c" else word
-    letters = _SHORT_RUNS.get(argv[0] or "", "")
-    for source, offset in ((word, 2), (prev, None)):
-        if source and letters and len(source) >= 2 and source[0] == "-" and source[1] in letters:
-            if offset is not None and len(source) > 2:
-                return source[offset:]  # -oProxyCommand=…
-            if offset is None and len(source) == 2:
-                return word  # -o ProxyCommand=…
-    if word and word.startswith("--") and "=" in word:
-        name, _, value = word[2:].partition("=")
-        return value if _runs_option(name) else _UNKNOWN
-    if prev and prev.startswith("--") and "=" not in prev and _runs_option(prev[2:]):
-        return word
-    return _UNKNOWN
-
-
-def _runs_option(name: str) -> bool:
-    return not name.startswith("no-") and _RUNS_OPTION.search(name) is not None
-
-
-def command_texts(value: str | object | None, program: str) -> list[str]:
-    """``!cmd`` (git aliases) and ``exec=cmd`` (tar actions) hold a command line too."""
-    if value is _UNKNOWN:
-        return []
-    if value is None or RUNTIME in str(value):
-        raise OpaqueCommand(f"an option of {program} runs a command line only known at run time")
-    text = str(value).removeprefix("!")
-    tail = _ASSIGNMENT.fullmatch(text)
-    return [text, tail.group(2)] if tail else [text] if text.strip() else []
 
 
 def option_width(word: str, spec: Wrapper) -> int:
@@ -397,20 +313,3 @@ def option_width(word: str, spec: Wrapper) -> int:
         if ch in spec.short or ch in spec.shell_short:
             return 2 if j == len(word) - 1 else 1
     return 1
-
-
-#: git's own options that take a value (before the subcommand)
-_GIT_VALUE_OPTIONS = frozenset({"-c", "-C", "--git-dir", "--work-tree", "--namespace"})
-
-
-def git_options(argv: Argv) -> None:
-    """An expansion among git's own options (``git $X status``) can set any config,
-    and much of git's config runs commands."""
-    k = 1
-    while k < len(argv):
-        word = argv[k]
-        if word is None:
-            raise OpaqueCommand("an expansion among git's options can make it run any command")
-        if not word.startswith("-"):
-            return
-        k += 2 if word in _GIT_VALUE_OPTIONS else 1
