@@ -11,7 +11,7 @@ from typing import Any
 
 from many_sessions import MACHINE_UNAVAILABLE, SKILLS, House, Session
 from skilldeck.agent.events import DoneEvent, Event, ToolCallEvent, ToolResultEvent
-from skilldeck.agent.permissions.permissions import SESSION_RULES_KEY
+from skilldeck.agent.permissions import SESSION_RULES_KEY
 from skilldeck.agent.store import SessionStore
 from skilldeck.llm.messages import SystemMessage
 from skilldeck.llm.scripted import ScriptedRequest

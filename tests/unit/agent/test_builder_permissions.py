@@ -15,8 +15,7 @@ from pydantic import BaseModel
 
 from skilldeck.agent.builder import build, build_agent
 from skilldeck.agent.events import SubagentEndEvent, SubagentStartEvent, ToolResultEvent
-from skilldeck.agent.permissions import Approval
-from skilldeck.agent.permissions.permissions import SESSION_RULES_KEY, PermissionGate, ScopedGate
+from skilldeck.agent.permissions import SESSION_RULES_KEY, Approval, PermissionGate, ScopedGate
 from skilldeck.agent.store import SessionStore
 from skilldeck.agent.subagents import SubagentManager, TaskOutputTool, TaskTool, discover_agents
 from skilldeck.config import Settings, load_settings

@@ -1,5 +1,5 @@
 """The gate the loop consults: permission modes and allow/ask/deny rules (deny first),
-scoped and remembering gates.
+scoped and remembering gates, and the rules a session learns at run time.
 
 Other packages import these names from here; names load lazily, so importing the
 facade costs nothing.
@@ -21,6 +21,12 @@ if TYPE_CHECKING:
         ToolGate,
         ask_approver,
     )
+    from skilldeck.agent.permissions.learnt_rules import (
+        SESSION_RULES_KEY,
+        always_rule,
+        session_rules,
+        skill_rules,
+    )
     from skilldeck.agent.permissions.permissions import (
         Decision,
         PermissionGate,
@@ -28,19 +34,17 @@ if TYPE_CHECKING:
         ScopedGate,
         SkillAwareGate,
         Verdict,
-        always_rule,
         gate_is_read_only,
-        session_rules,
-        skill_rules,
     )
 
 _HOME: dict[str, str] = {
     "Verdict": "permissions",
     "Decision": "permissions",
     "PermissionPolicy": "permissions",
-    "always_rule": "permissions",
-    "skill_rules": "permissions",
-    "session_rules": "permissions",
+    "SESSION_RULES_KEY": "learnt_rules",
+    "always_rule": "learnt_rules",
+    "skill_rules": "learnt_rules",
+    "session_rules": "learnt_rules",
     "SkillAwareGate": "permissions",
     "PermissionGate": "permissions",
     "ScopedGate": "permissions",
@@ -55,6 +59,7 @@ _HOME: dict[str, str] = {
 }
 
 __all__ = [
+    "SESSION_RULES_KEY",
     "AllowAll",
     "Approval",
     "ApprovalRequest",

@@ -18,7 +18,8 @@ not hold, and no tool lets the model change these rules. What a session learns a
 time — a human's "allow always", a loaded skill's pre-approved and forbidden tools —
 is kept in the session's tool state (``ctx.state["permission_rules"]``), so it is
 saved with the session, survives ``resume`` in another process, and is handed to the
-sub-agents the session spawns; it never leaks into another session of the same agent.
+sub-agents the session spawns; it never leaks into another session of the same agent
+(``agent/permissions/learnt_rules.py``).
 """
 
 from __future__ import annotations
@@ -30,13 +31,18 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from skilldeck.agent.permissions.gate import GateDecision, RememberingGate, ToolGate
+from skilldeck.agent.permissions.learnt_rules import (
+    always_rule,
+    record_rules,
+    session_rules,
+    skill_rules,
+)
 from skilldeck.llm.messages import ToolCall
 from skilldeck.skills.policy.policy import ToolPolicy
 from skilldeck.skills.rules import (
     ToolRule,
     bash_allow_refusal,
     bash_opaque_reason,
-    exact_spec,
     parse_rules,
     split_shell_command,
 )
@@ -54,10 +60,6 @@ PLAN_SAFE = frozenset(
     {"Read", "Glob", "Grep", "WebSearch", "TodoWrite", "AskUserQuestion", "Skill", "TaskOutput"}
 )
 DENIED_MESSAGE = "The user denied this action"
-#: tools no skill pre-approval ever covers: spawning stays with the agent definition
-NEVER_PREAPPROVED = frozenset({"Task", "Agent", "TaskOutput"})
-#: where a session keeps the rules it learnt at run time (``{"allow": [...], "deny": [...]}``)
-SESSION_RULES_KEY = "permission_rules"
 
 
 class Verdict(StrEnum):
@@ -234,51 +236,6 @@ def _bash_rule_reason(
     )
 
 
-def always_rule(tool_name: str, tool_input: Mapping[str, Any] | None) -> ToolRule:
-    """The rule an "allow always" answer creates: the whole tool, or for Bash the exact
-    command (approving ``make test`` must not approve ``make deploy``)."""
-    if tool_name == "Bash" and tool_input and isinstance(tool_input.get("command"), str):
-        return ToolRule("Bash", exact_spec(str(tool_input["command"])))
-    return ToolRule(tool_name)
-
-
-def skill_rules(
-    allowed: Iterable[str], forbidden: Iterable[str]
-) -> tuple[list[ToolRule], list[ToolRule]]:
-    """(allow, deny) rules a loaded skill contributes. Unparseable entries are skipped
-    (validation reports them); spawning tools are never pre-approved."""
-    grant = [r for r in _lenient_rules(allowed) if r.tool not in NEVER_PREAPPROVED]
-    return grant, _lenient_rules(forbidden)
-
-
-def _lenient_rules(texts: Iterable[str]) -> list[ToolRule]:
-    out: list[ToolRule] = []
-    for text in texts:
-        try:
-            out.extend(parse_rules([text]))
-        except ValueError:
-            continue
-    return out
-
-
-def session_rules(state: Mapping[str, Any]) -> tuple[list[ToolRule], list[ToolRule]]:
-    """The (allow, deny) rules a session learnt at run time, from its tool state."""
-    stored = state.get(SESSION_RULES_KEY)
-    if not isinstance(stored, dict):
-        return [], []
-    allow = _lenient_rules(str(r) for r in stored.get("allow", []) if isinstance(r, str))
-    deny = _lenient_rules(str(r) for r in stored.get("deny", []) if isinstance(r, str))
-    return allow, deny
-
-
-def _record(state: dict[str, Any], key: str, rules: Iterable[ToolRule]) -> None:
-    stored = state.setdefault(SESSION_RULES_KEY, {"allow": [], "deny": []})
-    bucket = stored.setdefault(key, [])
-    for rule in rules:
-        if str(rule) not in bucket:
-            bucket.append(str(rule))
-
-
 @runtime_checkable
 class SkillAwareGate(Protocol):
     """A gate that learns from a skill loaded with the Skill tool (see the loop)."""
@@ -335,7 +292,7 @@ class PermissionGate:
 
     def remember(self, call: ToolCall, ctx: ToolContext) -> None:
         """A human answered "allow always": allow it for the rest of this session."""
-        _record(ctx.state, "allow", [always_rule(call.name, call.input)])
+        record_rules(ctx.state, "allow", [always_rule(call.name, call.input)])
 
     def preapprove_skill(
         self, ctx: ToolContext, allowed: Sequence[str], forbidden: Sequence[str]
@@ -344,8 +301,8 @@ class PermissionGate:
         for the rest of this session. Pre-approval never reaches past the skill policy
         or adds a tool the session lacks (it only turns an ``ask`` into an ``allow``)."""
         grant, refuse = skill_rules(allowed, forbidden)
-        _record(ctx.state, "deny", refuse)
-        _record(ctx.state, "allow", grant)
+        record_rules(ctx.state, "deny", refuse)
+        record_rules(ctx.state, "allow", grant)
 
 
 class ScopedGate:

@@ -27,7 +27,7 @@ from typing import Any, Protocol, TypedDict, Unpack
 from pydantic import BaseModel, Field
 
 from skilldeck.agent.events import Event
-from skilldeck.agent.permissions.permissions import SESSION_RULES_KEY
+from skilldeck.agent.permissions import SESSION_RULES_KEY
 from skilldeck.agent.subagents.definitions import AgentCatalog
 from skilldeck.errors import PolicyError, SkillNotFoundError
 from skilldeck.skills.registry import SkillRegistry
