@@ -38,7 +38,8 @@ from skilldeck.llm.replies import (
     check_sse_reply,
 )
 from skilldeck.llm.retry import RetryPolicy
-from skilldeck.llm.wire import Endpoint, SDKErrors, SDKModel, StreamState
+from skilldeck.llm.sdk_errors import Endpoint, SDKErrors
+from skilldeck.llm.wire import SDKModel, StreamState
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",

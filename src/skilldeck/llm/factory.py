@@ -46,7 +46,7 @@ from skilldeck.llm.profile import (
 )
 from skilldeck.llm.retry import RetryNotice, RetryPolicy
 from skilldeck.llm.scripted import ScriptedModel
-from skilldeck.llm.wire import Endpoint
+from skilldeck.llm.sdk_errors import Endpoint
 
 if TYPE_CHECKING:  # the SDKs cost ~2 s of imports: loaded only for their providers
     import anthropic

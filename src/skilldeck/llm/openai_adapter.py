@@ -36,14 +36,8 @@ from skilldeck.llm.replies import (
     check_sse_reply,
 )
 from skilldeck.llm.retry import RetryPolicy
-from skilldeck.llm.wire import (
-    Endpoint,
-    SDKErrors,
-    SDKModel,
-    StreamState,
-    estimate_usage,
-    parse_tool_arguments,
-)
+from skilldeck.llm.sdk_errors import Endpoint, SDKErrors
+from skilldeck.llm.wire import SDKModel, StreamState, estimate_usage, parse_tool_arguments
 
 __all__ = ["OpenAIModel", "from_openai_completion", "to_openai_messages", "to_openai_tools"]
 

@@ -32,7 +32,7 @@ import httpx2
 
 from skilldeck.config import Settings
 from skilldeck.llm.messages import AssistantMessage, Message, Model, StreamEvent, ToolSpec
-from skilldeck.llm.wire import is_local_url
+from skilldeck.llm.sdk_errors import is_local_url
 from skilldeck.settings.model import ModelOptions
 
 __all__ = [

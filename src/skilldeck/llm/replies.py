@@ -21,8 +21,8 @@ import httpx2
 
 from skilldeck.errors import ModelError
 
-if TYPE_CHECKING:  # wire.py imports this module
-    from skilldeck.llm.wire import Endpoint
+if TYPE_CHECKING:
+    from skilldeck.llm.sdk_errors import Endpoint
 
 __all__ = [
     "HEAD_BYTES",

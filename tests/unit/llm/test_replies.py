@@ -16,7 +16,7 @@ from llm_fakes import RecordingTransport, fast_retry, recorded_model
 from skilldeck.errors import ModelError
 from skilldeck.llm.messages import Model, TurnComplete, UserMessage
 from skilldeck.llm.replies import check_anthropic_message, check_openai_completion
-from skilldeck.llm.wire import is_local_url
+from skilldeck.llm.sdk_errors import is_local_url
 
 pytestmark = pytest.mark.anyio
 
