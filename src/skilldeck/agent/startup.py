@@ -30,8 +30,9 @@ from skilldeck.skills.registry import SkillRegistry
 from skilldeck.skills.routing import registry_hinter, registry_ranking
 from skilldeck.tools.base import ToolContext
 from skilldeck.tools.memory import memory_folder as _memory_path
+from skilldeck.tools.skill_results import cap_text
 from skilldeck.tools.skill_session import remember_load
-from skilldeck.tools.skill_tool import cap_text, load_in_context
+from skilldeck.tools.skill_tool import load_in_context
 
 __all__ = [
     "BODY_CAP",

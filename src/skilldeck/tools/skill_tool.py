@@ -55,7 +55,6 @@ from skilldeck.skills.execution import (
     PLAN_REFUSAL,
     LoadStatus,
     ScriptRunner,
-    argument_string,
     render_available_skills,
 )
 from skilldeck.skills.model.skill import Skill, SkillKind
@@ -63,6 +62,7 @@ from skilldeck.skills.model.spec import call_name
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.skills.routing import registry_matches
 from skilldeck.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
+from skilldeck.tools.skill_results import args_given, cap_text, plan_refusal, skill_result
 from skilldeck.tools.skill_session import (
     ContextGate,
     GatedDispatcher,
@@ -78,7 +78,6 @@ __all__ = [
     "ContextGate",
     "SkillInput",
     "SkillTool",
-    "cap_text",
     "context_runner",
     "load_in_context",
     "runs_read_only",
@@ -195,19 +194,21 @@ class SkillTool(Tool):
             return ToolResult.error(f"Skills nested too deep (>{_MAX_DEPTH}) at {skill.name!r}.")
         token = _DEPTH.set(depth + 1)
         runs = skill.kind is SkillKind.CODE or (
-            skill.kind is SkillKind.SCRIPT and (run_without_args or _given(raw_args))
+            skill.kind is SkillKind.SCRIPT and (run_without_args or args_given(raw_args))
         )
         try:
             if runs and runs_read_only(ctx):
                 what = "a code skill" if skill.kind is SkillKind.CODE else "its script"
-                return _plan_refusal(skill, f"{skill.name!r} would run {what}")
+                return plan_refusal(skill, f"{skill.name!r} would run {what}")
             if skill.kind is SkillKind.CODE:
                 return await self._run_code(skill, raw_args, ctx)
             if runs:
                 return await self._run_script(skill, raw_args, ctx)
             return await self._load(skill, raw_args, ctx)
         except SkilldeckError as e:
-            return _result(skill, f"Skill {skill.name!r} failed: {e}", error=True, mode="failed")
+            return skill_result(
+                skill, f"Skill {skill.name!r} failed: {e}", error=True, mode="failed"
+            )
         finally:
             _DEPTH.reset(token)
 
@@ -256,13 +257,13 @@ class SkillTool(Tool):
     async def _load(self, skill: Skill, raw_args: Any, ctx: ToolContext) -> ToolResult:
         repeated = already_loaded(skill, raw_args, ctx)
         if repeated is not None:  # its body is in the conversation already
-            return _result(skill, repeated, mode="already_loaded")
+            return skill_result(skill, repeated, mode="already_loaded")
         loaded = await load_in_context(skill, raw_args, ctx, settings=self.settings)
         if loaded.status is LoadStatus.REFUSED:
-            return _result(skill, loaded.error or PLAN_REFUSAL, error=True, mode="refused")
+            return skill_result(skill, loaded.error or PLAN_REFUSAL, error=True, mode="refused")
         if not loaded.ok:
             message = f"Skill {skill.name!r} failed: {loaded.error}"
-            return _result(
+            return skill_result(
                 skill, message, error=True, mode="failed", warnings=list(loaded.warnings)
             )
         head = f"Loaded skill {skill.name} ({skill.kind.value})"
@@ -274,7 +275,7 @@ class SkillTool(Tool):
         limit = self.settings.agent.tool_output_limit
         text, cut = cap_text(loaded.text, limit - len(head) - 2, source=str(skill.skill_md))
         remember_load(skill, raw_args, ctx)
-        return _result(
+        return skill_result(
             skill,
             f"{head}\n\n{text}",
             mode="loaded",
@@ -294,7 +295,7 @@ class SkillTool(Tool):
             content = f"Ran script skill {skill.name}\n{result.render()}"
         else:
             content = f"Script skill {skill.name} failed\n{result.render()}"
-        return _result(
+        return skill_result(
             skill,
             content,
             error=not result.ok,
@@ -326,7 +327,7 @@ class SkillTool(Tool):
         timeout = float(skill.metadata.timeout or CODE_SKILL_TIMEOUT)
         outcome = await run_code_skill(instance, skill_ctx, timeout=timeout)
         verb = "Ran code skill" if outcome.success else "Code skill failed:"
-        return _result(
+        return skill_result(
             skill,
             f"{verb} {skill.name}\n{outcome.render()}",
             error=not outcome.success,
@@ -353,55 +354,3 @@ class SkillTool(Tool):
 
             self.tools = ToolRegistry([*builtin_tools(), self])
         return self.tools
-
-
-def _plan_refusal(skill: Skill, detail: str) -> ToolResult:
-    return _result(skill, f"{PLAN_REFUSAL} ({detail}).", error=True, mode="refused")
-
-
-def cap_text(text: str, limit: int, *, source: str | None = None) -> tuple[str, dict[str, Any]]:
-    """``text`` cut to at most ``limit`` characters, note included, and what was cut
-    (empty when nothing was). The note names ``source``, where the rest can be read."""
-    if len(text) <= limit:
-        return text, {}
-    where = f" The rest is in {source}; read it with Read (offset/limit)." if source else ""
-
-    def note(shown: int) -> str:
-        return f"\n\n[Cut: {len(text):,} characters, the first {shown:,} shown.{where}]"
-
-    shown = max(0, limit - len(note(limit)))
-    return text[:shown] + note(shown), {"cut": True, "total_chars": len(text), "source": source}
-
-
-def _given(args: Any) -> bool:
-    return args is not None and not (isinstance(args, str) and not args.strip())
-
-
-#: kept for callers of the old private name
-_argument_string = argument_string
-
-
-def _result(
-    skill: Skill,
-    content: str,
-    *,
-    mode: str,
-    error: bool = False,
-    warnings: list[str] | None = None,
-    extra: dict[str, Any] | None = None,
-    limit: int | None = None,
-) -> ToolResult:
-    if limit is not None and len(content) > limit:
-        content, cut = cap_text(content, limit)
-        extra = {**(extra or {}), **cut}
-    data = {
-        "skill": skill.name,
-        "kind": skill.kind.value,
-        "mode": mode,
-        "folder": str(skill.folder),
-        "allowed_tools": list(skill.metadata.allowed_tools),
-        "forbidden_tools": list(skill.metadata.forbidden),
-        "warnings": list(warnings or []),
-        **(extra or {}),
-    }
-    return ToolResult(content=content, is_error=error, data=data)
