@@ -51,7 +51,7 @@ import anyio.to_thread
 
 from skilldeck.agent.events import Event, SubagentEndEvent, SubagentStartEvent
 from skilldeck.agent.permissions.gate import AllowAll, Approver, ToolGate
-from skilldeck.agent.permissions.permissions import SESSION_RULES_KEY, ScopedGate
+from skilldeck.agent.permissions import SESSION_RULES_KEY, ScopedGate
 from skilldeck.agent.recorder import RunResult
 from skilldeck.agent.spec import AgentFactory, AgentSpec, Runtime, Scan
 from skilldeck.agent.store import SessionStore, definition_to_dict
