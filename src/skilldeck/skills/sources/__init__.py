@@ -23,13 +23,8 @@ if TYPE_CHECKING:
     from skilldeck.skills.sources.installer import install_from, list_source
     from skilldeck.skills.sources.resolve import Candidate
     from skilldeck.skills.sources.spec import FetchOptions, Reporter, SourceSpec, parse_source
-    from skilldeck.skills.sources.updates import (
-        UpdateResult,
-        UpdateStatus,
-        check_updates,
-        pin,
-        update,
-    )
+    from skilldeck.skills.sources.updatecheck import UpdateStatus, check_updates
+    from skilldeck.skills.sources.updates import UpdateResult, pin, update
 
 _HOME: dict[str, str] = {
     "Candidate": "resolve",
@@ -37,8 +32,8 @@ _HOME: dict[str, str] = {
     "Reporter": "spec",
     "SourceSpec": "spec",
     "UpdateResult": "updates",
-    "UpdateStatus": "updates",
-    "check_updates": "updates",
+    "UpdateStatus": "updatecheck",
+    "check_updates": "updatecheck",
     "install_from": "installer",
     "list_source": "installer",
     "parse_source": "spec",

@@ -1,22 +1,14 @@
-"""``skills check`` / ``update`` / ``pin``: keep installed remote skills current.
+"""``skills update`` / ``pin``: bring installed remote skills up to date, or hold them.
 
-What "out of date" means per source kind, from the lock entry's origin:
-
-* git — the requested ref (a branch's tip, a tag, HEAD) now names another commit
-  (one ``git ls-remote``; nothing is downloaded);
-* index — the index lists another skill digest for the name (one index download);
-* url — the file's content hash differs (the file is downloaded and hashed);
-* local — not checked: reinstall from the path with ``--force``.
-
-:func:`check_updates` changes nothing. :func:`update` re-fetches, verifies and
-replaces through the one install flow (atomic rename, previous copy kept under
-``backups/``). A skill whose files no longer match the lock (edited after install)
-is refused unless ``force``: an update must never silently lose the user's edits.
-A skill whose signature was verified at install is updated only to a package signed
-by the same key (the key id in the lock).
-A *pinned* skill (:func:`pin`) keeps its ref; if a pinned tag now names another
-commit — a moved tag, a classic supply-chain trick — ``check`` says ``moved`` and
-``update`` refuses it unless ``force``.
+:func:`update` asks :func:`~skilldeck.skills.sources.updatecheck.check_updates` what
+each source offers, then re-fetches (once per source and ref), verifies and replaces
+through the one install flow (atomic rename, previous copy kept under ``backups/``).
+A skill whose files no longer match the lock (edited after install) is refused unless
+``force``: an update must never silently lose the user's edits. A skill whose
+signature was verified at install is updated only to a package signed by the same
+key (the key id in the lock). A *pinned* skill (:func:`pin`) keeps its ref; if a
+pinned tag now names another commit — a moved tag — ``update`` refuses it unless
+``force``.
 """
 
 from __future__ import annotations
@@ -25,9 +17,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
-
-import httpx2
+from typing import Any
 
 from skilldeck.config import Settings
 from skilldeck.errors import (
@@ -35,7 +25,6 @@ from skilldeck.errors import (
     NotASkillSourceError,
     PackageError,
     SkilldeckError,
-    SourceError,
 )
 from skilldeck.skills.packaging import hooks
 from skilldeck.skills.packaging.hooks import InstallOptions, StagedCheck, StagedSkill
@@ -43,48 +32,21 @@ from skilldeck.skills.packaging.lockfile import (
     LockEntry,
     Origin,
     Scope,
-    hash_tree,
     installed,
     lock_path,
     locked,
     skills_root,
-    tree_digest,
     verify,
 )
 from skilldeck.skills.packaging.package import InstalledSkill, install
 from skilldeck.skills.packaging.signing import check_embedded
-from skilldeck.skills.packaging.unpack import extract_archive
-from skilldeck.skills.sources.gitsource import remote_commit
 from skilldeck.skills.sources.httpsource import open_client
-from skilldeck.skills.sources.index import read_index
-from skilldeck.skills.sources.installer import fetch_options, materialize_one
+from skilldeck.skills.sources.installer import fetch_options
 from skilldeck.skills.sources.resolve import Candidate, open_source
 from skilldeck.skills.sources.spec import FetchOptions, SourceSpec
+from skilldeck.skills.sources.updatecheck import UpdateStatus, check_updates, selected_entries
 
-__all__ = ["UpdateResult", "UpdateStatus", "check_updates", "pin", "update"]
-
-State = Literal["up-to-date", "outdated", "moved", "pinned", "local", "error"]
-
-
-@dataclass(frozen=True)
-class UpdateStatus:
-    name: str
-    scope: Scope
-    kind: str
-    source: str
-    ref: str | None
-    pinned: bool
-    #: the installed commit (git) or content digest (index, url)
-    installed: str | None
-    #: what the source offers now (None: not checked, or it failed)
-    available: str | None
-    state: State
-    #: the installed files no longer match the lock (edited after install)
-    modified: bool
-    message: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+__all__ = ["UpdateResult", "pin", "update"]
 
 
 @dataclass(frozen=True)
@@ -100,112 +62,6 @@ class UpdateResult:
         data = {k: v for k, v in asdict(self).items() if k != "installed"}
         data["installed"] = self.installed.to_dict() if self.installed else None
         return data
-
-
-def check_updates(
-    settings: Settings,
-    *,
-    scope: Scope | None = None,
-    names: Sequence[str] = (),
-    fetch: FetchOptions | None = None,
-) -> list[UpdateStatus]:
-    """What each installed skill's source offers now. Changes nothing."""
-    options = fetch_options(settings, fetch)
-    modified = {
-        (p.scope, p.name) for p in verify(settings, scope=scope) if p.kind != "missing-skill"
-    }
-    out: list[UpdateStatus] = []
-    asked = _Asked(options)  # one question per source and ref, however many skills
-    with open_client(options) as client:
-        for sc, entry in _selected(settings, scope, names):
-            out.append(_status(sc, entry, (sc, entry.name) in modified, asked, client))
-    return out
-
-
-class _Asked:
-    """The answers of one check, per (kind, source, ref): many skills installed from
-    one repository or index cost one ``ls-remote`` or one index download."""
-
-    def __init__(self, options: FetchOptions) -> None:
-        self.options = options
-        self._answers: dict[tuple[str, str, str | None], object] = {}
-
-    def available(self, entry: LockEntry, client: httpx2.Client) -> str:
-        key = (entry.kind, entry.source, entry.ref if entry.kind == "git" else None)
-        if key not in self._answers:
-            try:
-                self._answers[key] = _ask(entry, self.options, client)
-            except SkilldeckError as e:
-                self._answers[key] = e
-        answer = self._answers[key]
-        if isinstance(answer, SkilldeckError):
-            raise answer
-        if isinstance(answer, dict):  # an index: name → digest
-            name = entry.subpath or entry.name
-            if name not in answer:
-                raise SourceError(f"{entry.source} no longer lists skill {entry.name!r}.")
-            return str(answer[name])
-        return str(answer)
-
-
-def _selected(
-    settings: Settings, scope: Scope | None, names: Sequence[str]
-) -> list[tuple[Scope, LockEntry]]:
-    entries = installed(settings, scope=scope)
-    if names:
-        known = {e.name for _, e in entries}
-        if missing := [n for n in names if n not in known]:
-            raise PackageError(
-                f"No installed skill named {', '.join(map(repr, missing))} in skills.lock; "
-                "see `skilldeck skills check`."
-            )
-        entries = [(s, e) for s, e in entries if e.name in names]
-    return entries
-
-
-def _status(
-    scope: Scope, entry: LockEntry, modified: bool, asked: _Asked, client: httpx2.Client
-) -> UpdateStatus:
-    base = UpdateStatus(
-        entry.name, scope, entry.kind, entry.source, entry.ref, entry.pinned,
-        entry.commit or entry.digest, None, "local", modified,
-    )  # fmt: skip
-    if entry.kind == "local":
-        return replace(base, message="installed from a local path; not checked")
-    if entry.pinned and entry.kind != "git":
-        return replace(
-            base,
-            state="pinned",
-            message="held at its installed content (`skills install SOURCE --force` moves it)",
-        )
-    try:
-        available = asked.available(entry, client)
-    except SkilldeckError as e:
-        return replace(base, state="error", message=str(e))
-    if available == base.installed:
-        return replace(base, available=available, state="up-to-date")
-    moved = entry.pinned and entry.kind == "git"
-    return replace(base, available=available, state="moved" if moved else "outdated")
-
-
-def _ask(entry: LockEntry, options: FetchOptions, client: httpx2.Client) -> object:
-    """What the source offers: a commit (git), ``{name: digest}`` (index), a digest (url)."""
-    if entry.kind == "git":
-        return remote_commit(entry.source, entry.ref, options)
-    if entry.kind == "index":
-        return {listed.name: listed.digest for listed in read_index(client, entry.source, options)}
-    with tempfile.TemporaryDirectory(prefix="skilldeck-check-", ignore_cleanup_errors=True) as tmp:
-        spec = SourceSpec("url", entry.source)
-        got = materialize_one(spec, None, Path(tmp), options, client)
-        if got.path.is_dir():
-            return tree_digest(hash_tree(got.path))
-        return _archive_digest(got.path)
-
-
-def _archive_digest(path: Path) -> str:
-    """The content hash a ``.skill``/``.zip`` would install as (unpacked in a temp dir)."""
-    with tempfile.TemporaryDirectory(prefix="skilldeck-check-", ignore_cleanup_errors=True) as tmp:
-        return tree_digest(extract_archive(path, Path(tmp)).files)
 
 
 def update(
@@ -293,7 +149,7 @@ def pin(
     (``ref`` is ``installed`` or a prefix of its content digest, at least 12 characters),
     so ``check`` and ``update`` leave it alone without asking the source."""
     options = fetch_options(settings, fetch)
-    matches = _selected(settings, scope, [name])
+    matches = selected_entries(settings, scope, [name])
     if len(matches) > 1:
         raise PackageError(f"{name!r} is installed in both scopes; pass --scope.")
     sc, entry = matches[0]

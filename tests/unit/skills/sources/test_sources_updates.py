@@ -19,6 +19,7 @@ from skilldeck.skills.sources import (
     install_from,
     pin,
     update,
+    updatecheck,
     updates,
 )
 from source_fixtures import GitRepo, git_repo, serve, write_index, write_skill
@@ -260,13 +261,13 @@ def test_check_asks_each_source_once(
 ) -> None:
     install_from(repo.url, settings=settings, all_skills=True)
     asked: list[tuple[str, str | None]] = []
-    real = updates.remote_commit
+    real = updatecheck.remote_commit
 
     def counting(url: str, ref: str | None, options: FetchOptions) -> str:
         asked.append((url, ref))
         return real(url, ref, options)
 
-    monkeypatch.setattr(updates, "remote_commit", counting)
+    monkeypatch.setattr(updatecheck, "remote_commit", counting)
     assert states(settings) == {"alpha": "up-to-date", "beta": "up-to-date"}
     assert asked == [(repo.url, None)]
 
