@@ -10,8 +10,9 @@
 What it guarantees (``docs/service.md``):
 
 * **Many sessions at once**, each run in its own task of one anyio task group with a
-  fresh agent; all share the service's settings and skill registry, which hold no
-  session's state.
+  fresh agent (``service/launch.py``); all share the service's settings and skill
+  registry, which hold no session's state; the sessions held in memory are kept in
+  step with the store (``service/sessions.py``).
 * **Any number of subscribers per session**, attaching at any time: the history
   (stored events), then live events, numbered, without gaps or duplicates
   (``service/eventlog.py``).
@@ -31,7 +32,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -40,17 +41,10 @@ import anyio.abc
 import anyio.lowlevel
 import anyio.to_thread
 
-from skilldeck.agent.events import Event, ToolResultEvent
-from skilldeck.agent.loop import Agent
 from skilldeck.agent.pending import Pending
-from skilldeck.agent.permissions.gate import Approval, RememberingGate
+from skilldeck.agent.permissions.gate import Approval
 from skilldeck.agent.spec import Scan
-from skilldeck.agent.store import (
-    SessionRecord,
-    SessionStore,
-    TurnWrite,
-    refuse_if_running_elsewhere,
-)
+from skilldeck.agent.store import SessionRecord, SessionStore
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import SessionError
 from skilldeck.llm.messages import Model
@@ -61,15 +55,16 @@ from skilldeck.service.agents import (
     stored_session_agent,
 )
 from skilldeck.service.eventlog import EventLog, SessionEvent
-from skilldeck.service.live import LiveSession, pump, tail
-from skilldeck.service.replies import Answer, Decision, Replies, ReplyPlan, settle
+from skilldeck.service.launch import StreamOpener, drive, drive_new, model_for, resume_opener
+from skilldeck.service.live import LiveSession, tail
+from skilldeck.service.replies import Answer, Decision, Replies
+from skilldeck.service.sessions import LiveSessions
 from skilldeck.service.views import (
     SessionDetail,
     SessionSummary,
     child_calls,
     message_view,
     pending_calls,
-    summary_of,
 )
 from skilldeck.skills.registry import SkillRegistry
 
@@ -82,8 +77,6 @@ HEARTBEAT_SECONDS = 15.0
 #: seconds after which the log of a session nobody runs or follows leaves memory
 #: (rebuilt from the store, with the same numbers, when next asked for)
 IDLE_SECONDS = 60.0
-#: opens the event stream of one run on its agent
-StreamOpener = Callable[[Agent], AsyncIterator[Event]]
 
 
 class SessionService:
@@ -114,7 +107,7 @@ class SessionService:
         )
         self.model = model
         self.permission_mode = permission_mode
-        self._live: dict[str, LiveSession] = {}
+        self._live = LiveSessions(lambda: self.store, self.settings)
         #: sessions started by this service (their agents may share the registry)
         self._ours: set[str] = set()
         self._store: SessionStore | None = None
@@ -199,19 +192,21 @@ class SessionService:
         except BaseException:
             store.close()
             raise
-        sid: str = await self._task_group.start(self._drive_new, built, store, prompt)
+        sid: str = await self._task_group.start(
+            drive_new, built, store, prompt, self._adopt, self.store
+        )
         return sid
 
     async def send(self, session_id: str, prompt: str) -> None:
         """Continue a session that is not running nor paused with a new user message
         (a chat's next message). Raises SessionError when it is running or paused."""
-        record, live = self._claim(session_id)
+        record, live = self._live.claim(session_id)
         await self._begin(record, live, lambda a: a.run_stream(prompt, session_id=record.id))
 
     async def resume(self, session_id: str) -> None:
         """Resume an interrupted, cancelled or failed session (one paused waiting for a
         human is resumed by :meth:`approve` / :meth:`answer`)."""
-        record, live = self._claim(session_id)
+        record, live = self._live.claim(session_id)
         if record.pending:
             Pending.from_dict(record.pending).check(record.id, answer=None, approve=None)
         await self._begin(record, live, lambda a: a.resume_stream(record.id))
@@ -226,7 +221,7 @@ class SessionService:
             wait.decision = Approval(str(Decision(decision)))
             wait.answered.set()
             return True
-        record, live, pending = self._paused(session_id)
+        record, live, pending = self._live.paused(session_id)
         live.replies.add_decision(record.id, pending, call_id, Decision(decision))
         return await self._resume_if_complete(record, live, pending)
 
@@ -234,7 +229,7 @@ class SessionService:
         """Reply to an ``AskUserQuestion`` of a paused turn: text, one answer per
         question (a list), or answers keyed by question text or header (a list value
         for multiSelect). Returns True when the run resumed."""
-        record, live, pending = self._paused(session_id)
+        record, live, pending = self._live.paused(session_id)
         live.replies.add_answer(record.id, pending, call_id, answer)
         return await self._resume_if_complete(record, live, pending)
 
@@ -251,15 +246,14 @@ class SessionService:
     async def wait(self, session_id: str) -> str:
         """Wait until the session's run here (if any) ends; its stored status."""
         sid = self.store.resolve(session_id)
-        live = self._live.get(sid)
-        if live is not None and live.busy:
+        live = self._live.running(sid)
+        if live is not None:
             await live.finished.wait()
         return self.store.get(sid).status
 
     def running(self, session_id: str) -> bool:
         """Whether a run of the session is going on in this service."""
-        live = self._live.get(self.store.resolve(session_id))
-        return live is not None and live.busy
+        return self._live.running(self.store.resolve(session_id)) is not None
 
     # ---- subscribers and views --------------------------------------------------------
 
@@ -271,7 +265,7 @@ class SessionService:
         with ``forever`` when the service closes. A run another process is making is
         followed through the store (turn by turn: no text deltas). Raises
         SessionNotFoundError now."""
-        live = self._synced(session_id)
+        live = self._live.synced(session_id)
         if not live.busy and not live.tailing:
             lease = self.store.lease(live.session_id)
             if lease is not None and lease.blocks():
@@ -283,18 +277,18 @@ class SessionService:
     def list(self, *, limit: int = 50, status: str | None = None) -> list[SessionSummary]:
         """Sessions, most recently updated first (top-level ones only: not sub-agents')."""
         records = self.store.list(limit=max(limit * 4, limit), status=status)
-        out = [self._summary(r) for r in records if r.parent_id is None]
+        out = [self._live.summary(r) for r in records if r.parent_id is None]
         return out[:limit]
 
     def show(self, session_id: str) -> SessionDetail:
         """One session: summary, calls waiting for a reply, conversation, todos."""
-        live = self._synced(session_id)
+        live = self._live.synced(session_id)
         record = self.store.get(live.log.session_id)
         pending = Pending.from_dict(record.pending) if record.pending else None
         messages = [m for m in map(message_view, self.store.messages(record.id)) if m]
         waiting = pending_calls(pending) if pending and record.status == "paused" else []
         return SessionDetail(
-            summary=self._summary(record),
+            summary=self._live.summary(record),
             pending=waiting or child_calls(live.child_waits.values()),
             messages=messages,
             todos=self.store.todos(record.id),
@@ -315,53 +309,9 @@ class SessionService:
         with self._heartbeat:
             while True:
                 await anyio.sleep(HEARTBEAT_SECONDS)
-                busy = [sid for sid, live in self._live.items() if live.busy]
                 with contextlib.suppress(SessionError):
-                    self.store.renew_leases(busy)
-                self._forget_idle(time.monotonic() - IDLE_SECONDS)
-
-    def _forget_idle(self, before: float) -> None:
-        """Drop the logs of sessions not running, not followed, not waiting for more
-        replies and not used since ``before``."""
-        for sid, live in list(self._live.items()):
-            quiet = not live.busy and live.log.idle() and not live.replies.started()
-            if quiet and live.touched < before:
-                del self._live[sid]
-
-    def _summary(self, record: SessionRecord) -> SessionSummary:
-        live = self._live.get(record.id)
-        return summary_of(record, running_here=live is not None and live.busy)
-
-    def _synced(self, session_id: str) -> LiveSession:
-        """The session's in-memory state, its log caught up with the store (events
-        another process wrote since) unless a run is going on here."""
-        sid = self.store.resolve(session_id)
-        live = self._live.get(sid)
-        if live is None:
-            live = self._live[sid] = LiveSession(EventLog(sid))
-        live.touched = time.monotonic()
-        if not live.busy and not live.tailing:
-            newer = self.store.events(sid, start=live.log.stored)
-            if newer:
-                live.log.add_stored(newer)
-        return live
-
-    def _claim(self, session_id: str) -> tuple[SessionRecord, LiveSession]:
-        """The session, free to run here: not running here nor in another process."""
-        live = self._synced(session_id)
-        if live.busy:
-            raise SessionError(f"Session {live.log.session_id} is already running here.")
-        record = self.store.get(live.log.session_id)
-        refuse_if_running_elsewhere(self.settings, record, self.store)
-        return record, live
-
-    def _paused(self, session_id: str) -> tuple[SessionRecord, LiveSession, Pending]:
-        record, live = self._claim(session_id)
-        if not record.pending:  # (a run that crashed while resuming keeps its pending)
-            raise SessionError(
-                f"Session {record.id} is not waiting for a reply (status {record.status})."
-            )
-        return record, live, Pending.from_dict(record.pending)
+                    self.store.renew_leases(self._live.busy_ids())
+                self._live.forget_idle(time.monotonic() - IDLE_SECONDS)
 
     async def _resume_if_complete(
         self, record: SessionRecord, live: LiveSession, pending: Pending
@@ -370,42 +320,8 @@ class SessionService:
             return False
         plan = live.replies.plan(pending)
         live.replies = Replies()
-
-        def opener(agent: Agent) -> AsyncIterator[Event]:
-            self._apply_plan(agent, record, pending, plan, live)
-            return agent.resume_stream(record.id, answer=plan.answer, approve=plan.approve)
-
-        await self._begin(record, live, opener)
+        await self._begin(record, live, resume_opener(record, pending, plan, live, self.store))
         return True
-
-    def _apply_plan(
-        self,
-        agent: Agent,
-        record: SessionRecord,
-        pending: Pending,
-        plan: ReplyPlan,
-        live: LiveSession,
-    ) -> None:
-        """Settle the replies the loop's one flag cannot carry; remember "always"."""
-        if plan.settled:
-            calls = {c.id: c for c in pending.calls}
-            events: list[Event] = [
-                ToolResultEvent(
-                    id=cid,
-                    name=calls[cid].name,
-                    is_error=result.is_error,
-                    content=agent.context.truncate(result.content)[0],
-                )
-                for cid, result in plan.settled.items()
-            ]
-            stored = settle(pending, plan.settled)
-            self.store.commit(record.id, TurnWrite(events=events, set_pending=True, pending=stored))
-            live.log.add_stored(events)
-        if plan.always and isinstance(agent.gate, RememberingGate):
-            ctx = agent.tool_context(record.id)
-            ctx.state.update(record.state)
-            for call in plan.always:
-                agent.gate.remember(call, ctx)
 
     async def _begin(self, record: SessionRecord, live: LiveSession, opener: StreamOpener) -> None:
         """Build the stored session's agent and start a run on it; returns once the run
@@ -418,51 +334,16 @@ class SessionService:
                 settings=self.settings,
                 store=store,
                 registry=self.registry if record.id in self._ours else None,
-                model=self._model_for(record),
+                model=model_for(self.model, record),
             )
-            await self._task_group.start(self._drive, live, agent, store, opener)
+            await self._task_group.start(drive, live, agent, store, opener, self.store)
         except BaseException:
             live.busy = False
             store.close()
             raise
 
-    def _model_for(self, record: SessionRecord) -> Model | None:
-        """The service's model object when the session ran on it (it has no spec
-        another process could rebuild it from)."""
-        model = self.model
-        if model is not None and not isinstance(model, str) and model.name == record.model:
-            return model
-        return None
-
-    async def _drive_new(
-        self,
-        agent: Agent,
-        store: WatchedStore,
-        prompt: str,
-        *,
-        task_status: anyio.abc.TaskStatus[str],
-    ) -> None:
-        with contextlib.ExitStack() as stack:
-            stack.callback(store.close)
-            stream = agent.run_stream(prompt)
-            first = await anext(stream)
-            sid = store.created
-            assert sid is not None, "the loop stores a new session before its first event"
-            self._ours.add(sid)
-            live = self._live[sid] = LiveSession(EventLog(sid), busy=True)
-            await pump(live, agent, stream, first, lambda: task_status.started(sid), self.store)
-
-    async def _drive(
-        self,
-        live: LiveSession,
-        agent: Agent,
-        store: SessionStore,
-        opener: StreamOpener,
-        *,
-        task_status: anyio.abc.TaskStatus[None],
-    ) -> None:
-        with contextlib.ExitStack() as stack:
-            stack.callback(store.close)
-            stream = opener(agent)
-            first = await anext(stream)
-            await pump(live, agent, stream, first, task_status.started, self.store)
+    def _adopt(self, session_id: str) -> LiveSession:
+        """The in-memory state of a session this service has just started."""
+        self._ours.add(session_id)
+        live = self._live[session_id] = LiveSession(EventLog(session_id), busy=True)
+        return live

@@ -284,7 +284,7 @@ async def test_event_numbers_survive_a_forgotten_log_and_a_new_service(
         live = [(i.seq, i.event.type) async for i in service.subscribe(sid)]
         await service.wait(sid)
         kept = [(i.seq, i.event.type) async for i in service.subscribe(sid)]
-        service._forget_idle(time.monotonic() + 1)  # as after IDLE_SECONDS
+        service._live.forget_idle(time.monotonic() + 1)  # as after IDLE_SECONDS
         assert sid not in service._live
         rebuilt = [(i.seq, i.event.type) async for i in service.subscribe(sid)]
     async with SessionService(cwd=work) as restarted:
