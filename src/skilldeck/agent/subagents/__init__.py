@@ -1,5 +1,6 @@
-"""Sub-agents: planning and spawning children (Task/TaskOutput), their event sink into
-the parent's stream, and agent type definitions (AGENT.md and built-ins).
+"""Sub-agents: planning children (type, skills, tools, gate), spawning them in the
+foreground or in background threads (Task/TaskOutput), their event sink into the
+parent's stream, and agent type definitions (AGENT.md and built-ins).
 
 Other packages import these names from here; names load lazily, so importing the
 facade costs nothing.
@@ -23,10 +24,12 @@ if TYPE_CHECKING:
         EventSink,
         flush_sink,
     )
-    from skilldeck.agent.subagents.subagents import (
+    from skilldeck.agent.subagents.subagents import SubagentManager
+    from skilldeck.agent.subagents.task_tools import (
         ParentSession,
+        Spawner,
         SpawnOptions,
-        SubagentManager,
+        SpawnOutcome,
         SubagentOutcome,
         TaskInput,
         TaskOutputInput,
@@ -34,22 +37,17 @@ if TYPE_CHECKING:
         TaskTool,
         check_contract,
     )
-    from skilldeck.agent.subagents.task_tools import (
-        Spawner,
-        SpawnOutcome,
-    )
 
 _HOME: dict[str, str] = {
-    "ParentSession": "subagents",
-    "SpawnOptions": "subagents",
     "SubagentManager": "subagents",
-    "SubagentOutcome": "subagents",
-    "TaskInput": "subagents",
-    "TaskOutputInput": "subagents",
-    "TaskOutputTool": "subagents",
-    "TaskTool": "subagents",
-    "check_contract": "subagents",
-    "task_tools": "subagents",
+    "ParentSession": "task_tools",
+    "SpawnOptions": "task_tools",
+    "SubagentOutcome": "task_tools",
+    "TaskInput": "task_tools",
+    "TaskOutputInput": "task_tools",
+    "TaskOutputTool": "task_tools",
+    "TaskTool": "task_tools",
+    "check_contract": "task_tools",
     "Spawner": "task_tools",
     "SpawnOutcome": "task_tools",
     "EventSink": "sink",
