@@ -39,6 +39,7 @@ _GROUPS: dict[str, tuple[str, list[str]]] = {
         "Discover, validate, show, run and package skills.",
         [
             "skilldeck.cli.skills.skills_cmd",
+            "skilldeck.cli.skills.skills_show_cmd",
             "skilldeck.cli.skills.skills_validate_cmd",
             "skilldeck.cli.skills.skills_exec_cmd",
             "skilldeck.cli.skills.skills_match_cmd",
@@ -77,10 +78,8 @@ _ROOT_COMMANDS: dict[str, tuple[str, str]] = {
 #: table equal to what the modules register.
 _GROUP_COMMANDS: dict[str, dict[str, str]] = {
     "skills": {
-        **dict.fromkeys(
-            ("list", "show", "prompt", "enable", "disable", "new"),
-            "skilldeck.cli.skills.skills_cmd",
-        ),
+        **dict.fromkeys(("list", "enable", "disable", "new"), "skilldeck.cli.skills.skills_cmd"),
+        **dict.fromkeys(("show", "prompt"), "skilldeck.cli.skills.skills_show_cmd"),
         "validate": "skilldeck.cli.skills.skills_validate_cmd",
         **dict.fromkeys(("run", "audit"), "skilldeck.cli.skills.skills_exec_cmd"),
         "match": "skilldeck.cli.skills.skills_match_cmd",

@@ -14,16 +14,15 @@ What a client sees:
 Everything is computed from the :class:`~skilldeck.skills.registry.registry.SkillRegistry` at
 request time, so nothing goes stale. A watcher (in the server's lifespan) calls
 ``registry.refresh()`` every ``poll_interval`` seconds and, when a skill appeared,
-changed or went away, sends the list-changed notifications: on the 2026-07-28
-protocol through the ``subscriptions/listen`` bus, on the handshake-era protocol
-(today's desktop clients) straight down each connected session.
+changed or went away, sends the list-changed notifications (:mod:`.changes`): on the
+2026-07-28 protocol through the ``subscriptions/listen`` bus, on the handshake-era
+protocol (today's desktop clients) straight down each connected session.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from functools import partial
@@ -33,15 +32,8 @@ from urllib.parse import unquote, urlsplit
 import anyio
 import anyio.to_thread
 from mcp.server.lowlevel.helper_types import ReadResourceContents
-from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
-from mcp.server.subscriptions import (
-    InMemorySubscriptionBus,
-    PromptsListChanged,
-    ResourcesListChanged,
-    ToolsListChanged,
-)
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
@@ -56,7 +48,6 @@ from mcp_types import Prompt as MCPPrompt
 from mcp_types import Resource as MCPResource
 from mcp_types import ResourceTemplate as MCPResourceTemplate
 from mcp_types import Tool as MCPTool
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic.networks import AnyUrl
 
 from skilldeck import __version__
@@ -68,6 +59,7 @@ from skilldeck.mcp.catalog import (
     skill_prompt,
     skill_resources,
 )
+from skilldeck.mcp.changes import ListChangedNotifier, poll_for_changes
 from skilldeck.skills.execution import (
     LoadedSkill,
     ScriptRunner,
@@ -90,11 +82,6 @@ INSTRUCTIONS = (
     "instructions it returns; read the files they mention with read_skill_resource. "
     "list_skills (with a query) finds skills by topic."
 )
-#: pause between scans ≥ this many times the last scan's duration
-SCAN_BACKOFF = 5.0
-_ALL_LIST_CHANGED = NotificationOptions(
-    prompts_changed=True, resources_changed=True, tools_changed=True
-)
 
 
 class SkillMCPServer(MCPServer[dict[str, Any]]):
@@ -112,54 +99,21 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
         settings = registry.settings
         self.allow_scripts = settings.mcp.allow_scripts if allow_scripts is None else allow_scripts
         self.poll_interval = poll_interval
-        self._bus = InMemorySubscriptionBus()
         self._registry_lock = anyio.Lock()
-        #: handshake-era connections by id; each removes itself when it closes
-        self._legacy: dict[int, Any] = {}
+        #: list-changed notifications to clients of either protocol era
+        self.notifier = ListChangedNotifier()
         super().__init__(
             name,
             version=__version__,
             instructions=INSTRUCTIONS,
             lifespan=_lifespan,
-            subscriptions=self._bus,
+            subscriptions=self.notifier.bus,
             log_level="WARNING",
         )
-        self.middleware.append(self._track_session)
-        self._advertise_list_changed()
+        self.notifier.attach(self)
         self._add_tools()
 
     # ---- wiring ----------------------------------------------------------------------
-
-    def _advertise_list_changed(self) -> None:
-        """Handshake-era clients only expect list-changed notifications when the
-        server's capabilities say so; every transport builds them through this method."""
-        low = self._lowlevel_server
-        original = low.create_initialization_options
-
-        def with_list_changed(
-            notification_options: NotificationOptions | None = None,
-            experimental_capabilities: dict[str, dict[str, Any]] | None = None,
-            extensions: dict[str, dict[str, Any]] | None = None,
-        ) -> Any:
-            return original(
-                notification_options or _ALL_LIST_CHANGED, experimental_capabilities, extensions
-            )
-
-        low.create_initialization_options = with_list_changed  # type: ignore[method-assign]
-
-    async def _track_session(self, ctx: Any, call_next: Any) -> Any:
-        """Remember handshake-era connections so the watcher can notify them.
-
-        The SDK hands middleware a per-request session; the connection behind it
-        (not exposed publicly) outlives the request and has a teardown stack we use
-        to forget it when the client goes away.
-        """
-        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
-            conn = getattr(ctx.session, "_connection", None)
-            if conn is not None and id(conn) not in self._legacy:
-                self._legacy[id(conn)] = conn
-                conn.exit_stack.callback(self._legacy.pop, id(conn), None)
-        return await call_next(ctx)
 
     def _add_tools(self) -> None:
         read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -369,33 +323,12 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
         return True
 
     async def notify_catalog_changed(self) -> None:
-        for event in (ToolsListChanged(), ResourcesListChanged(), PromptsListChanged()):
-            await self._bus.publish(event)
-        for key, conn in list(self._legacy.items()):
-            try:
-                await conn.send_tool_list_changed()
-                await conn.send_resource_list_changed()
-                await conn.send_prompt_list_changed()
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError) as e:
-                log.debug("dropping a closed MCP connection: %s", e)
-                self._legacy.pop(key, None)
+        await self.notifier.notify()
 
     async def watch(self) -> None:
-        """Poll the registry forever (run inside the server's lifespan).
-
-        The pause between scans is at least ``poll_interval`` and at least
-        :data:`SCAN_BACKOFF` times the last scan's duration, so re-scanning a huge
-        catalog never takes more than a small share of the machine.
-        """
-        delay = self.poll_interval
-        while True:
-            await anyio.sleep(delay)
-            started = time.monotonic()
-            try:
-                await self.check_for_changes()
-            except SkilldeckError as e:  # a broken root must not kill the server
-                log.warning("skill refresh failed: %s", e)
-            delay = max(self.poll_interval, SCAN_BACKOFF * (time.monotonic() - started))
+        """Poll the registry forever (run inside the server's lifespan), with the
+        back-off of :func:`~skilldeck.mcp.changes.poll_for_changes`."""
+        await poll_for_changes(self.check_for_changes, self.poll_interval)
 
 
 @asynccontextmanager

@@ -227,4 +227,4 @@ async def test_list_changed_reaches_a_handshake_era_client(root: Path, settings:
         "notifications/resources/list_changed",
         "notifications/prompts/list_changed",
     }
-    assert server._legacy == {}  # the closed connection was forgotten
+    assert server.notifier.connections == {}  # the closed connection was forgotten

@@ -22,12 +22,9 @@ if TYPE_CHECKING:
         KindChoice,
         disable,
         enable,
-        invalid_lines,
         list_skills,
         new,
-        prompt,
         register,
-        show,
     )
     from skilldeck.cli.skills.skills_exec_cmd import (
         audit,
@@ -44,6 +41,11 @@ if TYPE_CHECKING:
         uninstall_cmd,
         verify_cmd,
     )
+    from skilldeck.cli.skills.skills_show_cmd import (
+        invalid_lines,
+        prompt,
+        show,
+    )
     from skilldeck.cli.skills.skills_trust_cmd import (
         trust,
     )
@@ -56,9 +58,9 @@ _HOME: dict[str, str] = {
     "register": "skills_cmd",
     "list_skills": "skills_cmd",
     "validate": "skills_validate_cmd",
-    "show": "skills_cmd",
-    "invalid_lines": "skills_cmd",
-    "prompt": "skills_cmd",
+    "show": "skills_show_cmd",
+    "invalid_lines": "skills_show_cmd",
+    "prompt": "skills_show_cmd",
     "enable": "skills_cmd",
     "disable": "skills_cmd",
     "new": "skills_cmd",

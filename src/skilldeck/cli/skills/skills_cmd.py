@@ -1,8 +1,8 @@
-"""``skilldeck skills list|show|prompt|enable|disable|new``.
+"""``skilldeck skills list|enable|disable|new``.
 
 Thin on purpose: parse options, call the library, render (rich is imported only for
-human output). ``skills validate`` reads no settings and lives in
-:mod:`.skills_validate_cmd`. The plain
+human output). ``skills show`` and ``skills prompt`` live in :mod:`.skills_show_cmd`;
+``skills validate`` reads no settings and lives in :mod:`.skills_validate_cmd`. The plain
 ``skills list --json`` [--all] [--root…] [--no-defaults] shape does not even reach
 this module when run as ``skilldeck``: :mod:`skilldeck.cli.skills.fast.fastpath` answers it
 without typer or pydantic, with the same output (tests compare the two).
@@ -14,7 +14,7 @@ import sys
 import textwrap
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -22,24 +22,15 @@ from skilldeck.cli.common import (
     JsonOption,
     NoDefaultsOption,
     RootOption,
-    print_json,
     stderr_console,
     stdout_console,
 )
 from skilldeck.cli.skills.fast.fastio import write_json_rows, write_scan_problems
 from skilldeck.cli.workspace import discover_registry
-from skilldeck.skills.execution import (
-    SecretStore,
-    declared_credentials,
-    render_available_skills,
-    secret_store,
-)
 from skilldeck.skills.format import new_skill
 
 if TYPE_CHECKING:
-    from skilldeck.skills.discovery import InvalidSkill
     from skilldeck.skills.model.diagnostics import Diagnostic
-    from skilldeck.skills.model.skill import Skill
     from skilldeck.skills.registry import SkillEntry
 
 
@@ -57,8 +48,6 @@ NameArg = Annotated[str, typer.Argument(help="Skill name.")]
 
 def register(app: typer.Typer) -> None:
     app.command("list")(list_skills)
-    app.command("show")(show)
-    app.command("prompt")(prompt)
     app.command("enable")(enable)
     app.command("disable")(disable)
     app.command("new")(new)
@@ -210,162 +199,6 @@ def _print_scan_problems(diagnostics: list[Diagnostic], *, plain: bool = False) 
 def _clip(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-# ---- show / prompt --------------------------------------------------------------------
-
-
-def show(
-    name: NameArg,
-    root: RootOption = None,
-    no_defaults: NoDefaultsOption = False,
-    json_: JsonOption = False,
-) -> None:
-    """Show one skill: metadata, location, kind, resources and body."""
-    registry = discover_registry(root, no_defaults)
-    broken = [i for i in registry.invalid if i.name == name]
-    if broken and name not in registry:
-        _show_invalid(broken, json_=json_)
-    skill = registry.get(name, include_disabled=True)
-    entry = next(e for e in registry.entries() if e.skill is skill)
-    data: dict[str, Any] = entry.to_dict()
-    data["metadata"] = skill.metadata.model_dump(mode="json", exclude_defaults=True)
-    data["resources"] = skill.list_resources()
-    data["body"] = skill.body
-    if json_:
-        print_json(data)
-        return
-    console = stdout_console()
-    console.print(f"[bold]{skill.name}[/bold] ({data['status']}, {skill.kind}, {skill.source})")
-    console.print(f"location: {skill.skill_md}", highlight=False, soft_wrap=True)
-    for key, value in data["metadata"].items():
-        if key == "credentials":
-            lines = _credential_lines(skill, secret_store(registry.settings.home))
-        elif key != "name":
-            lines = _field_lines(key, value)
-        else:
-            lines = []
-        for line in lines:
-            console.print(line, highlight=False, markup=False, soft_wrap=True)
-    if data["resources"]:
-        console.print("resources:\n  " + "\n  ".join(data["resources"]), highlight=False)
-    console.rule()
-    console.print(skill.body, markup=False, highlight=False, soft_wrap=True)
-
-
-def _credential_lines(skill: Skill, store: SecretStore) -> list[str]:
-    """``credentials:`` as a reader wants it: each name, whether the skill needs it,
-    whether a value is stored (and the command that stores one), what it is for."""
-    lines = ["credentials:"]
-    for c in declared_credentials(skill):
-        need = "required" if c.required else "optional"
-        if store.has(c.name, skill=skill.name):
-            state = "set"
-        else:
-            state = f"not set: skilldeck secrets set {c.name}"
-        lines.append(f"  {c.name} ({need}, {state})")
-        lines += [f"    {c.description}"] if c.description else []
-    return lines
-
-
-def _field_lines(key: str, value: Any, indent: str = "") -> list[str]:
-    """One metadata field as ``key: value`` lines: lists joined by commas, mappings and
-    lists of mappings one item per indented line — never a Python repr."""
-    if isinstance(value, dict):
-        lines = [f"{indent}{key}:"]
-        for k, v in value.items():
-            lines += _field_lines(str(k), v, indent + "  ")
-        return lines
-    if isinstance(value, list) and any(isinstance(v, dict | list) for v in value):
-        lines = [f"{indent}{key}:"]
-        for item in value:
-            if isinstance(item, dict):
-                parts = [f"{k}: {_scalar(v)}" for k, v in item.items()]
-                lines.append(f"{indent}  - " + ", ".join(parts))
-            else:
-                lines.append(f"{indent}  - {_scalar(item)}")
-        return lines
-    return [f"{indent}{key}: {_scalar(value)}"]
-
-
-def _scalar(value: Any) -> str:
-    """A value as YAML would show it: lists comma-joined, booleans lower-case."""
-    if isinstance(value, list | tuple):
-        return ", ".join(_scalar(v) for v in value)
-    if isinstance(value, dict):
-        return ", ".join(f"{k}: {_scalar(v)}" for k, v in value.items())
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return "null" if value is None else str(value)
-
-
-def _show_invalid(broken: list[InvalidSkill], *, json_: bool) -> None:
-    """A name that only exists as a broken skill: say why it does not load (exit 1)."""
-    if json_:
-        print_json(
-            [
-                {
-                    "name": b.name,
-                    "path": str(b.folder),
-                    "status": "invalid",
-                    "errors": [
-                        {"code": d.code, "message": d.message, "line": d.line}
-                        for d in b.diagnostics
-                        if d.is_error
-                    ],
-                }
-                for b in broken
-            ]
-        )
-    else:
-        err = stderr_console()
-        for b in broken:
-            err.print(f"{b.name} does not load ({b.skill_md}):", highlight=False)
-            for d in b.diagnostics:
-                line = f":{d.line}" if d.line else ""
-                err.print(f"  {b.skill_md}{line}: {d.code} {d.message}", highlight=False)
-    raise typer.Exit(1)
-
-
-def invalid_lines(name: str, broken: list[InvalidSkill], *, action: str) -> list[str]:
-    """Why ``name`` cannot ``action`` (run, load…): it exists only as a broken skill.
-    Each diagnostic as ``path:line: CODE message``, then the command that shows them."""
-    lines = [f"skill {name!r} exists but is invalid, so it cannot {action}:"]
-    for b in broken:
-        for d in b.diagnostics:
-            where = f"{d.path or b.skill_md}" + (f":{d.line}" if d.line else "")
-            label = "error" if d.is_error else "warning"
-            lines.append(f"  {where}: {label} {d.code} {d.message}")
-    lines.append(f"Check it with: skilldeck skills validate {broken[0].folder}")
-    return lines
-
-
-def prompt(
-    budget: Annotated[
-        int | None, typer.Option("--budget", min=200, help="Character budget of the block.")
-    ] = None,
-    root: RootOption = None,
-    no_defaults: NoDefaultsOption = False,
-) -> None:
-    """Print the level-1 <available_skills> block a model would see."""
-    registry = discover_registry(root, no_defaults)
-    limit = budget if budget is not None else registry.settings.skills.prompt_budget
-    block = render_available_skills(registry.list(), budget=limit)
-    if block:
-        typer.echo(block)
-        return
-    # nothing for the model to see (an agent leaves the block out): say why, not ""
-    every = registry.list(include_disabled=True)
-    disabled = sum(1 for s in every if not registry.is_enabled(s))
-    unavailable = sum(
-        1 for s in every if registry.is_enabled(s) and registry.why_unavailable(s) is not None
-    )
-    hidden = len(every) - disabled - unavailable
-    sys.stderr.write(
-        f"note: no skill is shown to the model ({len(every)} found: {disabled} disabled, "
-        f"{unavailable} unavailable here, {hidden} with disable-model-invocation). "
-        "`skilldeck skills list --all` shows each one and why.\n"
-    )
 
 
 # ---- enable / disable / new -----------------------------------------------------------

@@ -22,7 +22,7 @@ import anyio
 import typer
 
 from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption, fail, print_json
-from skilldeck.cli.skills.skills_cmd import invalid_lines
+from skilldeck.cli.skills.skills_show_cmd import invalid_lines
 from skilldeck.cli.workspace import discover_registry
 from skilldeck.llm.client import ModelLLMClient
 from skilldeck.llm.factory import make_model
