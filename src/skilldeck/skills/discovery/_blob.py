@@ -3,7 +3,7 @@
 
 This is one of the few homes of marshal data and positional rows (with
 :mod:`.cache`, :mod:`._parallel` and :mod:`._forked`); a ``Skill`` sees it only as a
-:class:`~skilldeck.skills.model.skill.FieldStore`. Justified by
+:class:`~skilldeck.skills.model.stored.FieldStore`. Justified by
 ``python -m bench discovery`` (figure ``warm``: a warm listing decodes nothing).
 """
 

@@ -1,4 +1,5 @@
-"""The skill as a domain object: ``Skill`` (facts, lazy body, confined resources), its
+"""The skill as a domain object: ``Skill`` (facts, lazy body, confined resources in
+``resources``, stored fields decoded on first use in ``stored``), its
 frontmatter schema (``SkillMetadata``; its field names and the skill-name rules, which
 need no pydantic, in ``names``) and ``Diagnostic``.
 
@@ -29,9 +30,9 @@ if TYPE_CHECKING:
         is_safe_name,
         unsafe_name_reason,
     )
+    from skilldeck.skills.model.resources import MAX_LISTED_RESOURCES
     from skilldeck.skills.model.skill import (
         GATING_FIELDS,
-        MAX_LISTED_RESOURCES,
         GatingFields,
         Skill,
         SkillKind,
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     from skilldeck.skills.model.spec import SkillMetadata
 
 _HOME: dict[str, str] = {
-    "MAX_LISTED_RESOURCES": "skill",
+    "MAX_LISTED_RESOURCES": "resources",
     "GATING_FIELDS": "skill",
     "GatingFields": "skill",
     "Skill": "skill",

@@ -2,18 +2,12 @@
 
 Level 1 (name + description) is all discovery pays for; the body (level 2) is read
 from disk the first time ``body`` is asked for, starting at the byte offset the parser
-recorded, and resources (level 3) are listed/read on demand with path confinement.
+recorded, and resources (level 3, :mod:`.resources`) are listed/read on demand with
+path confinement. A skill rebuilt by discovery decodes its stored fields on first
+use (:mod:`.stored`: the fast constructors and the decoding).
 
-A skill rebuilt by discovery is cheaper still: it holds its name, its SKILL.md path
-as a string and a handle on its stored, already validated fields (a
-:class:`FieldStore`: discovery's snapshot implements it, this module never sees how
-it is encoded), and builds ``metadata``, ``folder``, ``skill_md`` and
-``diagnostics`` the first time each is asked for. The fast constructors for that
-are the class's own (``Skill._from_store``, ``Skill._from_fields``,
-``Skill._many_from_store``); nothing else builds a ``Skill`` without ``__init__``.
-
-Speed note: the slot layout and ``_many_from_store``'s loop are justified by
-``python -m bench discovery`` (figure ``warm``, ratio to skills-ref).
+Speed note: the slot layout is justified by ``python -m bench discovery`` (figure
+``warm``, ratio to skills-ref).
 
 Registry state: ``enabled`` and ``unavailable_reason`` are written by the registry
 once per refresh (config's disabled list, machine-level gating); ask the registry
@@ -24,24 +18,17 @@ Per-agent availability (``requires-tools``) is never stored here.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from skilldeck._safefs import read_confined
-from skilldeck._safefs import walk as safe_walk
-from skilldeck.errors import ResourceAccessError, SkillParseError
 from skilldeck.skills import model
+from skilldeck.skills.model import resources
 from skilldeck.skills.model.diagnostics import Diagnostic, diagnostic_from_row, diagnostic_to_row
+from skilldeck.skills.model.stored import FieldStore, StoredFields
 
 if TYPE_CHECKING:
     from skilldeck.skills.model.spec import SkillMetadata
-
-#: Upper bound on files listed as level-3 resources, so a skill folder holding a
-#: vendored dependency tree cannot flood the model's context.
-MAX_LISTED_RESOURCES = 200
-_SKIP_DIRS = frozenset({"__pycache__", ".git", "node_modules", ".venv", ".DS_Store"})
 
 
 class SkillKind(StrEnum):
@@ -116,15 +103,7 @@ class GatingFields(NamedTuple):
     compatibility: str | None
 
 
-class FieldStore(Protocol):
-    """Where a discovered skill's validated fields wait, still encoded (discovery's
-    snapshot blob): ``decode(start, end)`` gives ``(fields or None, diagnostic
-    rows)`` or raises ValueError for a damaged record."""
-
-    def decode(self, start: int, end: int) -> tuple[dict[str, Any] | None, list[Any]]: ...
-
-
-class Skill:
+class Skill(StoredFields):
     """One loaded skill. ``folder`` is the skill directory, ``skill_md`` its SKILL.md.
 
     ``body_offset`` is the byte offset of the body inside ``skill_md`` (after the
@@ -137,8 +116,6 @@ class Skill:
     # snapshot fields, diagnostics, body) has a class-level default and lands in the
     # instance dict only when set, so a discovered skill costs nine stores.
     __slots__ = (
-        "__dict__",
-        "__weakref__",
         "_end",
         "_md",
         "_name",
@@ -205,91 +182,6 @@ class Skill:
         if _body is not None:
             self._body = _body
 
-    # ---- fast constructors (discovery) ---------------------------------------------
-
-    @classmethod
-    def _from_store(
-        cls,
-        name: str,
-        skill_md: str,
-        store: FieldStore,
-        start: int,
-        end: int,
-        *,
-        gate: bool,
-        source: SkillSource,
-        root: Path | None,
-        body_offset: int,
-        kind: SkillKind,
-    ) -> Skill:
-        """A skill whose fields and diagnostics are ``store``'s record from ``start``
-        to ``end``, decoded on first use (a record that no longer decodes makes the
-        skill read its SKILL.md again then). ``gate`` says whether any gating field
-        is set, so gating can skip the skill without decoding it."""
-        self = cls.__new__(cls)
-        self._name, self._md, self._store, self._start, self._end = (
-            name,
-            skill_md,
-            store,
-            start,
-            end,
-        )
-        if gate:
-            self._gate = True
-        self.source, self.root, self.body_offset, self.kind = source, root, body_offset, kind
-        return self
-
-    @classmethod
-    def _from_fields(
-        cls,
-        name: str,
-        skill_md: str,
-        fields: dict[str, Any],
-        diagnostic_rows: list[list[Any]],
-        *,
-        gate: bool,
-        source: SkillSource,
-        root: Path | None,
-        body_offset: int,
-        kind: SkillKind,
-    ) -> Skill:
-        """A skill from field values just validated (of the declared types, so
-        validating them later gives what validating them now would); the metadata
-        model and the Diagnostic objects are built on first use. Discovery keeps
-        these: no model with its twenty containers and no Path objects stay alive
-        per skill, and the skill is the same as a warm discovery's."""
-        self = cls.__new__(cls)
-        self._name, self._md, self._store, self._start, self._end = name, skill_md, None, 0, 0
-        if gate:
-            self._gate = True
-        self._fields = fields
-        self._diag_rows = diagnostic_rows
-        self.source, self.root, self.body_offset, self.kind = source, root, body_offset, kind
-        return self
-
-    @classmethod
-    def _many_from_store(
-        cls,
-        store: FieldStore,
-        records: Iterable[tuple[str, str, int, int, int, SkillKind]],
-        *,
-        source: SkillSource,
-        root: Path | None,
-    ) -> list[Skill]:
-        """:meth:`_from_store` for many ``(skill_md, name, start, end, body_offset,
-        kind)`` records at once, none gated (the caller marks the few that are):
-        a warm discovery builds thousands, and a call per skill would be a tenth of
-        it (``python -m bench discovery``, figure ``warm``)."""
-        new = cls.__new__
-        skills: list[Skill] = []
-        add = skills.append
-        for md, name, start, end, offset, kind in records:
-            self = new(cls)
-            self._name, self._md, self._store, self._start, self._end = name, md, store, start, end
-            self.source, self.root, self.body_offset, self.kind = source, root, offset, kind
-            add(self)
-        return skills
-
     # ---- level 1 -----------------------------------------------------------------
 
     @property
@@ -299,7 +191,7 @@ class Skill:
             try:  # the facade imports pydantic only now: warm listings never get here
                 meta = model.SkillMetadata.model_validate(self._stored_fields())
             except ValueError:  # pydantic's ValidationError: a damaged stored record
-                meta = self._reload().metadata
+                meta = self._reload()
             self._metadata = meta
         return meta
 
@@ -369,46 +261,6 @@ class Skill:
             return self._metadata.model_dump(exclude_defaults=True)
         return self._stored_fields()
 
-    def _stored_fields(self) -> dict[str, Any]:
-        """The stored metadata fields as a dict (decoded once, shape-checked)."""
-        fields = self._fields
-        if fields is None:
-            try:
-                if self._store is None:
-                    raise ValueError("no stored record")
-                fields, self._diag_rows = self._store.decode(self._start, self._end)
-                ok = (
-                    fields is not None
-                    and type(fields.get("description")) is str
-                    and type(fields.get("version", "")) is str
-                )
-            except ValueError:
-                ok = False
-            if not ok or fields is None:
-                fields = self._reload().metadata.model_dump(exclude_defaults=True)
-            self._fields = fields
-        return fields
-
-    def _reload(self) -> Skill:
-        """Read SKILL.md again (a stored record that does not decode), adopting
-        what it says now; a file that no longer loads is a SkillParseError."""
-        from skilldeck.skills.format import load_skill  # lazy: format builds Skills (cycle)
-
-        fresh, diagnostics = load_skill(self.skill_md, source=self.source, root=self.root)
-        if fresh is None:
-            problem = next((d for d in diagnostics if d.is_error), None)
-            raise SkillParseError(
-                problem.message if problem else "the skill no longer loads",
-                path=self.skill_md,
-                line=problem.line if problem else None,
-                code=problem.code if problem else "SD000",
-            )
-        self._metadata = fresh.metadata
-        self._name = fresh.name
-        self._diagnostics = fresh.diagnostics
-        self._diag_rows = None
-        return fresh
-
     # ---- where -------------------------------------------------------------------
 
     @property
@@ -456,7 +308,8 @@ class Skill:
             try:
                 diags = [diagnostic_from_row(row, md) for row in self.diagnostic_rows()]
             except (ValueError, TypeError, KeyError):
-                diags = self._reload().diagnostics
+                self._reload()
+                diags = self._diagnostics or []
             self._diagnostics = diags
         return diags
 
@@ -509,56 +362,17 @@ class Skill:
         self._body = body
         return self
 
-    # ---- level 3 -------------------------------------------------------------
+    # ---- level 3 (see :mod:`.resources`) ---------------------------------------------
 
     def resolve_resource(self, relative: str) -> Path:
-        """Resolve ``relative`` inside the skill folder or raise ResourceAccessError.
-
-        Symlinks are resolved before the check, so a link pointing outside is refused.
-        """
-        if not relative or os.path.isabs(relative) or "\x00" in relative:
-            raise ResourceAccessError(
-                f"Resource path {relative!r} of skill {self.name!r} must be a relative path "
-                "inside the skill folder."
-            )
-        base = self.folder.resolve()
-        target = (base / relative).resolve()
-        if target != base and base not in target.parents:
-            raise ResourceAccessError(
-                f"Resource path {relative!r} escapes the folder of skill {self.name!r} "
-                f"({base}); only files inside it can be read."
-            )
-        return target
+        """Resolve ``relative`` inside the skill folder or raise ResourceAccessError
+        (symlinks are resolved first, so a link pointing outside is refused)."""
+        return resources.resolve_resource(self.folder, self.name, relative)
 
     def list_resources(self) -> list[str]:
         """Files under the skill folder other than SKILL.md, as sorted relative paths."""
-        base = self.folder.resolve()
-        found: list[str] = []
-        for dirpath, dirnames, filenames in safe_walk(base):  # iterative: deep trees
-            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-            for name in sorted(filenames):
-                full = Path(dirpath) / name
-                rel = full.relative_to(base).as_posix()
-                if rel.lower() == "skill.md" or name.endswith(".pyc"):
-                    continue
-                if full.is_symlink() and not _inside(full.resolve(), base):
-                    continue
-                found.append(rel)
-                if len(found) >= MAX_LISTED_RESOURCES:
-                    return found
-        return found
+        return resources.list_resources(self.folder)
 
     def read_resource(self, relative: str) -> str:
         """Level 3: one file of the skill, read without following links out of it."""
-        target = self.resolve_resource(relative)
-        if not target.is_file():
-            raise ResourceAccessError(
-                f"Skill {self.name!r} has no file {relative!r}. "
-                f"Available: {', '.join(self.list_resources()[:20]) or 'none'}."
-            )
-        data = read_confined(self.folder, target)
-        return data.decode("utf-8", errors="replace").replace("\r\n", "\n")
-
-
-def _inside(path: Path, base: Path) -> bool:
-    return path == base or base in path.parents
+        return resources.read_resource(self.folder, self.name, relative)
