@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from skilldeck._moved import load_attribute
 
 if TYPE_CHECKING:
+    from skilldeck.skills.format._rules import RULES
+    from skilldeck.skills.format.metadata import build_metadata
     from skilldeck.skills.format.parse import (
         MAX_FRONTMATTER_BYTES,
         ParsedFrontmatter,
@@ -27,10 +29,8 @@ if TYPE_CHECKING:
         new_skill,
     )
     from skilldeck.skills.format.validate import (
-        RULES,
         Discovered,
         ValidationReport,
-        build_metadata,
         load_for_discovery,
         load_skill,
         validate_path,
@@ -42,10 +42,10 @@ _HOME: dict[str, str] = {
     "find_skill_md": "parse",
     "parse_skill_md": "parse",
     "parse_yaml_text": "parse",
-    "RULES": "validate",
+    "RULES": "_rules",
     "Discovered": "validate",
     "ValidationReport": "validate",
-    "build_metadata": "validate",
+    "build_metadata": "metadata",
     "load_for_discovery": "validate",
     "load_skill": "validate",
     "validate_path": "validate",

@@ -1,4 +1,4 @@
-"""Per-field rules and normalisation behind :func:`skilldeck.skills.format.validate.build_metadata`.
+"""Per-field rules and normalisation behind :func:`skilldeck.skills.format.metadata.build_metadata`.
 
 Each helper takes one raw frontmatter value, returns what :class:`SkillMetadata`
 stores, and reports through the :class:`Collector`: ``flag`` for the spec rules

@@ -12,9 +12,10 @@ every naming rule, and even the YAML subset skills-ref's parser accepts.
 Codes are stable (``SD1xx`` here, ``SD0xx`` from the parser) and documented in
 ``docs/skill-format.md``; a test keeps that table in sync with :data:`RULES`.
 
-The rules run on plain values (field names from ``skills/model/names.py``, the rule
-table in ``_rules.py``, normalisation in ``_normalize.py``), never on the pydantic
-model: :func:`validate_path` does not build a ``SkillMetadata`` at all, so ``skills
+This module loads skills (:func:`load_skill`, discovery's :func:`load_for_discovery`)
+and validates paths and trees (:func:`validate_path`); the rules themselves run in
+:mod:`skilldeck.skills.format.metadata` on plain values, never on the pydantic model:
+:func:`validate_path` does not build a ``SkillMetadata`` at all, so ``skills
 validate`` starts without pydantic (``python -m bench startup``, row ``validate``);
 :func:`build_metadata` and ``load_skill`` build it for callers that read it.
 """
@@ -22,18 +23,16 @@ validate`` starts without pydantic (``python -m bench startup``, row ``validate`
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from skilldeck.errors import SkillParseError
-from skilldeck.skills import model
 from skilldeck.skills.discovery import TOO_DEEP, walk_tree
 from skilldeck.skills.format import _fields as F
-from skilldeck.skills.format import _normalize as N
 from skilldeck.skills.format._refcheck import reference_diagnostics
-from skilldeck.skills.format._rules import RULES, Collector, suggest_field
+from skilldeck.skills.format._rules import RULES
+from skilldeck.skills.format.metadata import build_metadata, normalised
 from skilldeck.skills.format.parse import ParsedFrontmatter, find_skill_md, parse_skill_md
 from skilldeck.skills.model.diagnostics import (
     Diagnostic,
@@ -41,12 +40,6 @@ from skilldeck.skills.model.diagnostics import (
     Severity,
     diagnostic_from_row,
     diagnostic_to_row,
-)
-from skilldeck.skills.model.names import (
-    KNOWN_FIELDS,
-    SPEC_FIELDS,
-    canonical_field,
-    unsafe_name_reason,
 )
 from skilldeck.skills.model.skill import (
     Skill,
@@ -62,110 +55,12 @@ if TYPE_CHECKING:
     from skilldeck.skills.model.spec import SkillMetadata
 
 __all__ = [
-    "RULES",
     "Discovered",
     "ValidationReport",
-    "build_metadata",
     "load_for_discovery",
     "load_skill",
     "validate_path",
 ]
-
-# ---- build_metadata ----------------------------------------------------------------
-
-
-def build_metadata(
-    parsed: ParsedFrontmatter, *, folder: Path | str, strict: bool = False
-) -> tuple[SkillMetadata | None, list[Diagnostic]]:
-    """Normalise ``parsed`` into SkillMetadata and report every problem at once.
-
-    Returns ``(None, diagnostics)`` when any diagnostic is an error. The rules are
-    checked without pydantic (:func:`_normalised`); only the model is built with it,
-    through the ``model`` facade, which imports it on first use.
-    """
-    values, c = _normalised(parsed, folder=os.fspath(folder), strict=strict)
-    if values is None:
-        return None, c.diagnostics
-    try:
-        metadata = model.SkillMetadata(**values)
-    except ValueError as e:  # pydantic's ValidationError: a normaliser bug, not the author's
-        errors = getattr(e, "errors", None)
-        reason = errors()[0]["msg"] if callable(errors) else str(e)
-        c.error("SD160", f"frontmatter could not be normalised: {reason}")
-        return None, c.diagnostics
-    return metadata, c.diagnostics
-
-
-def _normalised(
-    parsed: ParsedFrontmatter, *, folder: str, strict: bool
-) -> tuple[dict[str, Any] | None, Collector]:
-    """The keyword arguments of SkillMetadata (already of the declared types) and the
-    collector holding every diagnostic; None for the values when any is an error.
-    ``folder`` is the skill folder's path as a string."""
-    c = Collector(parsed, strict=strict)
-    for key, line in parsed.duplicate_keys:
-        c.flag("SD152", f"`{key}` is given more than once; the last one (line {line}) "
-               "wins. Delete the other.", line=line)  # fmt: skip
-    fields: dict[str, Any] = {}
-    extra: dict[str, Any] = {}
-    seen: dict[str, str] = {}
-    for key, value in parsed.data.items():
-        canon = _CANONICAL.get(key) or _canonical(key)
-        if strict and key not in SPEC_FIELDS:
-            N.reject_non_spec(c, key, canon)
-            continue
-        if canon in seen:
-            c.flag("SD152", f"`{key}` and `{seen[canon]}` are two spellings of the same "
-                   "field; keep one.", key=key)  # fmt: skip
-        seen[canon] = key
-        if canon not in KNOWN_FIELDS:
-            extra[canon] = value
-            hint = suggest_field(canon)
-            c.warn("SD150", f"unknown field `{key}` is ignored"
-                   + (f" (did you mean `{hint}`?)" if hint else "")
-                   + "; put custom data under `metadata:`.", key=key)  # fmt: skip
-            continue
-        if canon in ("name", "description") or value is None:
-            continue
-        try:
-            N.normalise(parsed, key, canon, value, fields, extra, c, folder)
-        except F.FieldProblem as e:
-            c.flag("SD160", f"{e} (value ignored).", key=key)
-    N.from_metadata(parsed, fields, c, folder, seen.get("metadata", "metadata"))
-    name = N.skill_name(parsed, folder, c, seen.get("name"))
-    if name is not None and not _safe_name(name, c, seen.get("name")):
-        name = None
-    description = N.skill_description(parsed, c, seen.get("description"))
-    c.in_file_order()
-    if c.has_errors or name is None or description is None:
-        return None, c
-    return {"name": name, "description": description, "extra": extra, **fields}, c
-
-
-def _safe_name(name: str, c: Collector, key: str | None) -> bool:
-    """A name that a path would read as structure (``../x``, ``a/b``, NUL…) is an
-    error in every mode: the name becomes folder, file and lock-file names."""
-    reason = unsafe_name_reason(name)
-    if reason is None:
-        return True
-    slug = "-".join(re.findall(r"[a-z0-9]+", name.lower()))[:64] or "my-skill"
-    c.error("SD108", f"name {name!r} cannot be used: {reason}. Skill names become folder "
-            f"and file names; use lowercase letters, digits and hyphens, e.g. "
-            f"`name: {slug}`.", key=key)  # fmt: skip
-    return False
-
-
-#: field spelling → canonical field, filled as spellings are met (a few dozen recur
-#: across thousands of skills; bounded so odd keys cannot grow it without limit)
-_CANONICAL: dict[str, str] = {}
-
-
-def _canonical(key: str) -> str:
-    canon = canonical_field(key)
-    if len(_CANONICAL) < 4096:
-        _CANONICAL[key] = canon
-    return canon
-
 
 # ---- load_skill ------------------------------------------------------------------
 
@@ -294,7 +189,7 @@ def _lazy_skill(
     """``_load`` for ``lazy=True``: the same rules and diagnostics (as rows), a skill
     holding the normalised values instead of a SkillMetadata built from them, its
     declared kind and the stat the file was read at."""
-    values, c = _normalised(parsed, folder=folder, strict=strict)
+    values, c = normalised(parsed, folder=folder, strict=strict)
     if strict:
         extra = reference_diagnostics(parsed)
         if extra:
