@@ -28,6 +28,12 @@ if TYPE_CHECKING:
         resolved_path,
         tool_path_key,
     )
+    from skilldeck.skills.rules.shelloptions import (
+        command_texts,
+        command_value,
+        git_options,
+        git_runs_commands,
+    )
     from skilldeck.skills.rules.shellparse import (
         MAX_COMMAND,
         RUNTIME,
@@ -51,12 +57,6 @@ if TYPE_CHECKING:
         assignment_word,
         literal,
         option_word,
-    )
-    from skilldeck.skills.rules.shelloptions import (
-        command_texts,
-        command_value,
-        git_options,
-        git_runs_commands,
     )
     from skilldeck.skills.rules.shellwrappers import (
         PRECISE,

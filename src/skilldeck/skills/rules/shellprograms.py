@@ -31,13 +31,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from skilldeck.skills.rules.shellparse import MAX_COMMAND, Argv, parse_line
 from skilldeck.skills.rules.shelloptions import (
     command_texts,
     command_value,
     git_options,
     git_runs_commands,
 )
+from skilldeck.skills.rules.shellparse import MAX_COMMAND, Argv, parse_line
 from skilldeck.skills.rules.shellwrappers import (
     PRECISE,
     SHELLS,
