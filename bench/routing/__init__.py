@@ -44,7 +44,7 @@ from typing import Any
 from bench.routing import metrics
 from bench.routing.corpus import CORPUS, load_corpus, synthetic_catalog
 from bench.routing.dataset import load_devset, select
-from bench.routing.splits import figures, load_split, table
+from bench.routing.splits import SPLITS, figures, load_split, table
 from bench.routing.systems import (
     BM25FullText,
     BM25NameDescription,
@@ -118,7 +118,7 @@ def _write(report: dict[str, Any], out: Path) -> None:
 def _splits(rankers: list[Ranker], old: list[Any], threshold: float) -> dict[str, dict[str, Any]]:
     """Every ranker on the old development set (all of it, as before) and on the new
     dev and held-out splits, sliced by difficulty and language."""
-    sets = {"old-dev": old, "dev": load_split("dev"), "heldout": load_split("heldout")}
+    sets = {"old-dev": old, **{name: load_split(name) for name in SPLITS}}
     out: dict[str, dict[str, Any]] = {}
     for ranker in rankers:
         out[ranker.name] = {

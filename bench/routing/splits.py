@@ -24,7 +24,7 @@ from bench.routing.dataset import Query, load_devset
 from bench.routing.metrics import Ranked
 
 HERE = Path(__file__).resolve().parent
-SPLITS = {"dev": HERE / "dev.jsonl", "heldout": HERE / "heldout.jsonl"}
+SPLITS = {name: HERE / f"{name}.jsonl" for name in ("dev", "heldout", "heldout2")}
 Z95 = 1.959964
 
 

@@ -1,8 +1,9 @@
 """The dev and held-out routing splits: well-formed, answers that exist, held-out
-written from skills the dev split never names, and the interval arithmetic."""
+splits written from skills the dev split never names, and the interval arithmetic."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 from bench.routing.splits import load_split, wilson
 
 
-@pytest.mark.parametrize("split", ["dev", "heldout"])
+@pytest.mark.parametrize("split", ["dev", "heldout", "heldout2"])
 def test_split_shape(split: str) -> None:
     queries = load_split(split)
     assert len(queries) >= 40
@@ -24,10 +25,37 @@ def test_split_shape(split: str) -> None:
     assert len(foreign) >= 5  # several languages, not one
 
 
-def test_heldout_skills_are_not_in_the_dev_split() -> None:
+@pytest.mark.parametrize("split", ["heldout", "heldout2"])
+def test_heldout_skills_are_not_in_the_dev_split(split: str) -> None:
     dev_names = {name for q in load_split("dev") for name in q.expected}
-    for q in load_split("heldout"):
+    for q in load_split(split):
         assert not (q.expected & dev_names), (q.id, sorted(q.expected & dev_names))
+
+
+def test_heldout2_is_the_larger_blind_split() -> None:
+    """heldout2 (written blind, after heldout) has the issue's mix — about half
+    direct English, a quarter indirect, a seventh non-English in several languages,
+    a tenth no-skill — its requests are new, and its source skills are named in no
+    answer set of the earlier splits."""
+    queries = load_split("heldout2")
+    assert len(queries) >= 80
+    kinds = Counter(q.kind for q in queries)
+    assert kinds["indirect"] >= 20 and kinds["none"] >= 8
+    assert sum(q.lang != "en" for q in queries) >= 12
+    assert len({q.lang for q in queries} - {"en"}) >= 8
+    earlier = [q for split in ("dev", "heldout") for q in load_split(split)]
+    assert not {q.text for q in queries} & {q.text for q in earlier}
+    seen = {name for q in earlier for name in q.expected}
+    sources = _sources("heldout2")
+    assert len(sources) >= 40 and not (sources & seen), sorted(sources & seen)
+
+
+def _sources(split: str) -> set[str]:
+    """The ``source`` column (the skill each request was written from), which the
+    Query objects do not carry."""
+    path = Path(__file__).resolve().parents[2] / "bench" / "routing" / f"{split}.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    return {row["source"] for row in rows if row["source"]}
 
 
 def test_wilson_interval() -> None:
@@ -39,7 +67,7 @@ def test_wilson_interval() -> None:
 
 
 @pytest.mark.corpus
-@pytest.mark.parametrize("split", ["dev", "heldout"])
+@pytest.mark.parametrize("split", ["dev", "heldout", "heldout2"])
 def test_every_expected_answer_is_a_skill_of_the_corpus(corpus: Path, split: str) -> None:
     from bench.routing.corpus import load_corpus
 
