@@ -264,7 +264,7 @@ async def test_closed_port_is_one_clear_line_naming_the_url(tmp_path: Path) -> N
 
 def test_skilldeck_run_against_the_loopback_server(server: CompatServer, tmp_path: Path) -> None:
     """The issue's acceptance test: `skilldeck run --model openai-compat:test --base-url ...`."""
-    pytest.importorskip("skilldeck.cli.run_cmd")
+    pytest.importorskip("skilldeck.cli.run.run_cmd")
     (tmp_path / "hello.txt").write_text("greetings from disk\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "SKILLDECK_MODEL"))}
     proc = subprocess.run(

@@ -1,6 +1,6 @@
 """The ``skilldeck`` command line: thin commands that parse input, call the library
 and render; ``main`` loads only the command it runs; the ``skills`` commands live in
-``cli/skills``."""
+``cli/skills``, ``run`` / ``resume`` and what ``chat`` shares with them in ``cli/run``."""
 
 from skilldeck._moved import redirect_moved_modules
 
@@ -9,6 +9,7 @@ redirect_moved_modules(
     __name__,
     {
         "fastpath": "skills.fast",
+        "run_cmd": "run",
         "skills_cmd": "skills",
         "skills_exec_cmd": "skills",
         "skills_match_cmd": "skills",

@@ -30,7 +30,7 @@ from skilldeck.agent.permissions import SkillAwareGate
 from skilldeck.cli.chat_input import LineReader, PromptReader, StdinReader, sigint_cancels
 from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption
 from skilldeck.cli.render import APPROVAL_CHOICES, approval_panel, parse_approval, questions_text
-from skilldeck.cli.run_cmd import (
+from skilldeck.cli.run import (
     AgentOption,
     AllowOption,
     AskOption,

@@ -64,8 +64,8 @@ _GROUPS: dict[str, tuple[str, list[str]]] = {
 #: ``tests/unit/cli/test_main_lazy.py`` keeps the two equal)
 _ROOT_COMMANDS: dict[str, tuple[str, str]] = {
     "chat": ("skilldeck.cli.chat_cmd", "Talk with the agent interactively."),
-    "run": ("skilldeck.cli.run_cmd", "Run a task with the agent until it is done."),
-    "resume": ("skilldeck.cli.run_cmd", "Continue a paused or interrupted session."),
+    "run": ("skilldeck.cli.run.run_cmd", "Run a task with the agent until it is done."),
+    "resume": ("skilldeck.cli.run.run_cmd", "Continue a paused or interrupted session."),
     "trust": (
         "skilldeck.cli.trust_cmd",
         "Trust a folder's own config and skills (see --list, --revoke).",

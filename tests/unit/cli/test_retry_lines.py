@@ -12,7 +12,7 @@ from rich.console import Console
 
 from skilldeck.agent.events import ModelRetryEvent, TextEvent
 from skilldeck.cli.render import JsonRenderer, RichRenderer, retry_line
-from skilldeck.cli.run_cmd import retry_reporter
+from skilldeck.cli.run import retry_reporter
 
 EVENT = ModelRetryEvent(
     model="ollama:qwen2.5", attempt=1, attempts=4, delay=0.52, reason="timed out"
