@@ -9,7 +9,7 @@ exception types (as classes of this module, which also derive from skilldeck's
 :class:`~skilldeck.errors.SkillError`). The logic below follows skills-ref's
 ``parser.py``, ``validator.py`` and ``prompt.py`` (Apache-2.0) line by line; what
 changes is the YAML reader: skills-ref calls ``strictyaml.load``, a pure-Python
-parser, while this module uses :func:`skilldeck.skills.format._refyaml.load_reference_yaml`,
+parser, while this module uses :func:`skilldeck.skills.format.reference.load_reference_yaml`,
 which reads the same documents with libyaml and reproduces strictyaml's values and
 error messages (handing genuinely malformed YAML to strictyaml when it is installed,
 so even ruamel.yaml's error wording matches). Quirks are kept on purpose: the
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck import errors as _errors
-from skilldeck.skills.format._refyaml import ReferenceYAMLError, load_reference_yaml
+from skilldeck.skills.format.reference import ReferenceYAMLError, load_reference_yaml
 
 __all__ = [
     "ParseError",

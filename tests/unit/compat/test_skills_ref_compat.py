@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from skilldeck.compat import skills_ref as ours
 from skilldeck.errors import SkillError as SkilldeckSkillError
-from skilldeck.skills.format import _refyaml
+from skilldeck.skills.format import reference as refyaml
 
 reference = pytest.importorskip("skills_ref")
 pytest.importorskip("skills_ref.parser")
@@ -275,10 +275,10 @@ def test_emulation_alone_matches_strictyaml(text: str) -> None:
         try:
             return strictyaml.load(text).data
         except strictyaml.YAMLError as e:
-            raise _refyaml.ReferenceYAMLError(str(e)) from e
+            raise refyaml.ReferenceYAMLError(str(e)) from e
 
     expected = outcome(theirs)
-    assert outcome(lambda: _refyaml.load_reference_yaml(text, delegate=False)) == expected
+    assert outcome(lambda: refyaml.load_reference_yaml(text, delegate=False)) == expected
 
 
 def test_without_strictyaml_the_common_errors_are_still_exact(

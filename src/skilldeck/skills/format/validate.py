@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from skilldeck.errors import SkillParseError
 from skilldeck.skills.discovery import TOO_DEEP, walk_tree
 from skilldeck.skills.format import _fields as F
-from skilldeck.skills.format._refcheck import reference_diagnostics
+from skilldeck.skills.format import reference  # strict mode's check, loaded on first use
 from skilldeck.skills.format._rules import RULES
 from skilldeck.skills.format.metadata import build_metadata, normalised
 from skilldeck.skills.format.parse import ParsedFrontmatter, find_skill_md, parse_skill_md
@@ -121,7 +121,7 @@ def _load(
         return skill, diagnostics, skill.name if skill else _raw_name(parsed)
     metadata, diagnostics = build_metadata(parsed, folder=folder, strict=strict)
     if strict:
-        extra = reference_diagnostics(parsed)
+        extra = reference.reference_diagnostics(parsed)
         if extra:
             diagnostics = sorted([*diagnostics, *extra], key=lambda d: d.line or 0)
             metadata = None
@@ -191,7 +191,7 @@ def _lazy_skill(
     declared kind and the stat the file was read at."""
     values, c = normalised(parsed, folder=folder, strict=strict)
     if strict:
-        extra = reference_diagnostics(parsed)
+        extra = reference.reference_diagnostics(parsed)
         if extra:
             md = parsed.path_str
             c.rows.extend(diagnostic_to_row(d, md) for d in extra)

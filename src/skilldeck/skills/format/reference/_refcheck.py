@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skilldeck.skills.format._refyaml import ReferenceYAMLError, load_reference_yaml
 from skilldeck.skills.format._rules import RULES
 from skilldeck.skills.format.parse import ParsedFrontmatter
+from skilldeck.skills.format.reference._refmarks import ReferenceYAMLError
+from skilldeck.skills.format.reference._refyaml import load_reference_yaml
 from skilldeck.skills.model.diagnostics import Diagnostic
 
 __all__ = ["reference_diagnostics"]

@@ -14,12 +14,12 @@ and composer (ruamel.yaml's ancestors, which raise the same errors at the same
 marks) with strictyaml's token checks, and renders errors with ruamel's snippet
 format. Merge keys (``<<``), the one feature whose strictyaml semantics are odd
 (merged keys vanish from ``.data``), are handed to strictyaml itself when it is
-importable.
+importable. Building the value from the slow path's nodes is
+:mod:`._refconstruct`; the error texts are :mod:`._refmarks`.
 """
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -36,34 +36,22 @@ from yaml.tokens import (
     TagToken,
 )
 
+from skilldeck.skills.format.reference._refconstruct import MERGE, construct_document
+from skilldeck.skills.format.reference._refmarks import (
+    Mark,
+    ReferenceYAMLError,
+    marked,
+)
+
 _FastParser: type[Any] | None
 try:
     from yaml._yaml import CParser as _FastParser
 except ImportError:  # pragma: no cover - every supported wheel ships libyaml
     _FastParser = None
 
-__all__ = ["DuplicateKeyError", "ReferenceYAMLError", "load_reference_yaml"]
+__all__ = ["load_reference_yaml"]
 
-_LABEL = "<unicode string>"
 _DISALLOWED_TOKENS = (TagToken, AnchorToken)
-
-
-class ReferenceYAMLError(Exception):
-    """strictyaml would raise here; ``str()`` is its exact message.
-
-    ``line`` is the 0-based line inside the parsed text where the offending construct
-    starts (the error's context mark, else its problem mark), when known.
-    """
-
-    def __init__(self, message: str, *, line: int | None = None) -> None:
-        super().__init__(message)
-        self.line = line
-
-
-class DuplicateKeyError(Exception):
-    """ruamel's error for a second ``<<`` in one mapping. strictyaml does not turn it
-    into a YAMLError, so skills-ref lets it escape; callers that want identical
-    behaviour do the same."""
 
 
 class _Slow(Exception):
@@ -152,16 +140,6 @@ class _Flow(Exception):
         self.node = node
 
 
-class _Mark:
-    """Enough of a PyYAML mark for :func:`_mark_text`."""
-
-    def __init__(self, buffer: str, index: int, line: int, column: int) -> None:
-        self.buffer = buffer
-        self.pointer = index
-        self.line = line
-        self.column = column
-
-
 def _flow_error(text: str, node: Node) -> ReferenceYAMLError:
     """strictyaml's FlowMappingDisallowed for the ``[``/``{`` that opens ``node``.
 
@@ -170,9 +148,9 @@ def _flow_error(text: str, node: Node) -> ReferenceYAMLError:
     """
     buffer = text + "\0"
     mark = node.start_mark
-    start = _Mark(buffer, mark.index, mark.line, mark.column)
-    end = _Mark(buffer, mark.index + 1, mark.line, mark.column + 1)
-    return _marked(
+    start = Mark(buffer, mark.index, mark.line, mark.column)
+    end = Mark(buffer, mark.index + 1, mark.line, mark.column + 1)
+    return marked(
         "While scanning",
         start,
         "Found ugly disallowed JSONesque flow mapping "
@@ -211,14 +189,14 @@ def _fast_build(node: Node) -> Any:
 def _token_check(token: Any) -> None:
     """strictyaml's StrictYAMLScanner.check_token, for the token about to be used."""
     if isinstance(token, TagToken):
-        raise _marked(
+        raise marked(
             "While scanning",
             token.end_mark,
             "Found disallowed tag tokens (do not specify types in markup)",
             token.start_mark,
         )
     if isinstance(token, FlowMappingStartToken | FlowSequenceStartToken):
-        raise _marked(
+        raise marked(
             "While scanning",
             token.start_mark,
             "Found ugly disallowed JSONesque flow mapping "
@@ -226,7 +204,7 @@ def _token_check(token: Any) -> None:
             token.end_mark,
         )
     if isinstance(token, AnchorToken):
-        raise _marked(
+        raise marked(
             "While scanning",
             token.start_mark,
             "Found confusing disallowed anchor token "
@@ -286,7 +264,7 @@ def _slow(text: str, *, delegate: bool) -> Any:
         problem = e.problem
         if problem:  # ruamel's spelling
             problem = problem.replace("hexadecimal numbers", "hexdecimal numbers")
-        raise _marked(e.context, e.context_mark, problem, e.problem_mark, e.note) from e
+        raise marked(e.context, e.context_mark, problem, e.problem_mark, e.note) from e
     finally:
         if loader is not None:
             loader.dispose()
@@ -296,7 +274,7 @@ def _slow(text: str, *, delegate: bool) -> Any:
         delegated = _delegate(text)
         if delegated is not None:
             return delegated()
-    return _construct_document(node)
+    return construct_document(node)
 
 
 def _has_merge(node: Node) -> bool:
@@ -304,7 +282,7 @@ def _has_merge(node: Node) -> bool:
         return False
     if isinstance(node, SequenceNode):
         return any(_has_merge(child) for child in node.value)
-    return any(k.tag == "tag:yaml.org,2002:merge" or _has_merge(v) for k, v in node.value)
+    return any(k.tag == MERGE or _has_merge(v) for k, v in node.value)
 
 
 def _delegate(text: str) -> Callable[[], Any] | None:
@@ -321,192 +299,3 @@ def _delegate(text: str) -> Callable[[], Any] | None:
             raise ReferenceYAMLError(str(e), line=getattr(mark, "line", None)) from e
 
     return run
-
-
-_MERGE = "tag:yaml.org,2002:merge"
-_DUPLICATE_NOTE = """
-To suppress this check see:
-   http://yaml.readthedocs.io/en/latest/api.html#duplicate-keys
-"""
-_DUPLICATE_WARN = """Duplicate keys will become an error in future releases, and are errors
-by default when using the new API.
-"""
-
-
-def _construct_document(node: Node) -> Any:
-    """The root's merged mappings are built last: ruamel defers them (``deep=False``)."""
-    deferred: list[Node] = []
-    data = _construct(node, deferred)
-    for merged in deferred:
-        _construct(merged)
-    return data
-
-
-def _construct(node: Node, deferred: list[Node] | None = None) -> Any:
-    """ruamel's round-trip construction order (depth first), with strictyaml's checks:
-    merge keys first, a duplicate key after its value is built, the indentation of
-    sibling mappings after the whole mapping."""
-    if isinstance(node, ScalarNode):
-        return node.value
-    if isinstance(node, SequenceNode):
-        return [_construct(child) for child in node.value]
-    pairs = [(k, v) for k, v in node.value if k.tag != _MERGE]
-    if len(pairs) < len(node.value):
-        _check_merges(node, deferred)  # merged keys are not part of strictyaml's .data
-    data: dict[Any, Any] = {}
-    for key_node, value_node in pairs:
-        key = _construct(key_node)
-        if isinstance(key, list):
-            key = tuple(key)
-        if isinstance(key, dict):
-            raise _marked(
-                "while constructing a mapping",
-                node.start_mark,
-                "found unhashable key",
-                key_node.start_mark,
-            )
-        value = _construct(value_node)
-        if key in data:
-            raise _marked(
-                "While parsing",
-                key_node.start_mark,
-                f"Duplicate key '{key}' found",
-                key_node.end_mark,
-            )
-        data[key] = value
-    column: int | None = None
-    for _key_node, value_node in pairs:
-        if isinstance(value_node, MappingNode):
-            if column is None:
-                column = value_node.start_mark.column
-            elif value_node.start_mark.column != column:
-                raise _marked(
-                    "While parsing",
-                    value_node.start_mark,
-                    "Found mapping with indentation inconsistent with previous mapping",
-                    value_node.end_mark,
-                )
-    return data
-
-
-def _check_merges(node: Node, deferred: list[Node] | None) -> None:
-    """ruamel's flatten_mapping: one ``<<`` per mapping, whose value is a mapping or a
-    list of mappings (built now, or later when ``deferred`` collects them)."""
-
-    def build(merged: Node) -> None:
-        if deferred is None:
-            _construct(merged)
-        else:
-            deferred.append(merged)
-
-    seen = False
-    for key_node, value_node in node.value:
-        if key_node.tag != _MERGE:
-            continue
-        if seen:
-            raise DuplicateKeyError(
-                str(
-                    _marked(
-                        "while constructing a mapping",
-                        node.start_mark,
-                        'found duplicate key "<<"',
-                        key_node.start_mark,
-                        _DUPLICATE_NOTE,
-                        _DUPLICATE_WARN,
-                    )
-                )
-            )
-        seen = True
-        if isinstance(value_node, MappingNode):
-            build(value_node)
-        elif isinstance(value_node, SequenceNode):
-            for sub in value_node.value:
-                if not isinstance(sub, MappingNode):
-                    raise _marked(
-                        "while constructing a mapping",
-                        node.start_mark,
-                        f"expected a mapping for merging, but found {sub.id}",
-                        sub.start_mark,
-                    )
-                build(sub)
-        else:
-            raise _marked(
-                "while constructing a mapping",
-                node.start_mark,
-                f"expected a mapping or list of mappings for merging, but found {value_node.id}",
-                value_node.start_mark,
-            )
-
-
-# ---- ruamel's error rendering ----------------------------------------------------
-
-
-def _marked(
-    context: str | None,
-    context_mark: Any,
-    problem: str | None,
-    problem_mark: Any,
-    note: str | None = None,
-    warn: str | None = None,
-) -> ReferenceYAMLError:
-    """ruamel.yaml's MarkedYAMLError.__str__ for PyYAML marks."""
-    lines: list[str] = []
-    if context is not None:
-        lines.append(context)
-    if context_mark is not None and (
-        problem is None
-        or problem_mark is None
-        or context_mark.line != problem_mark.line
-        or context_mark.column != problem_mark.column
-    ):
-        lines.append(_mark_text(context_mark))
-    if problem is not None:
-        lines.append(problem)
-    if problem_mark is not None:
-        lines.append(_mark_text(problem_mark))
-    if note:
-        lines.append(textwrap.dedent(note))
-    if warn:  # ruamel's duplicate-merge-key error prints its warning text too
-        lines.append(textwrap.dedent(warn))
-    mark = context_mark or problem_mark
-    return ReferenceYAMLError("\n".join(lines), line=getattr(mark, "line", None))
-
-
-def _mark_text(mark: Any) -> str:
-    where = f'  in "{_LABEL}", line {mark.line + 1}, column {mark.column + 1}'
-    snippet = _snippet(mark)
-    return where if snippet is None else f"{where}:\n{snippet}"
-
-
-def _snippet(mark: Any, indent: int = 4, max_length: int = 75) -> str | None:
-    buffer: str | None = getattr(mark, "buffer", None)
-    if buffer is None:
-        return None
-    pointer: int = mark.pointer
-    breaks = "\0\r\n\x85\u2028\u2029"
-    head = ""
-    start = pointer
-    while start > 0 and buffer[start - 1] not in breaks:
-        start -= 1
-        if pointer - start > max_length / 2 - 1:
-            head = " ... "
-            start += 5
-            break
-    tail = ""
-    end = pointer
-    while end < len(buffer) and buffer[end] not in breaks:
-        end += 1
-        if end - pointer > max_length / 2 - 1:
-            tail = " ... "
-            end -= 5
-            break
-    caret = f"^ (line: {mark.line + 1})"
-    return (
-        " " * indent
-        + head
-        + buffer[start:end]
-        + tail
-        + "\n"
-        + " " * (indent + pointer - start + len(head))
-        + caret
-    )
