@@ -36,7 +36,8 @@ stored; neither applies to ``/`` or your home folder, which are never trusted wi
 ``skilldeck trust`` (and that refuses them: run in a project folder).
 
 This module sits at the bottom layer (standard library only, no pydantic): the CLI's
-fast path uses it too.
+fast path uses it too. What an untrusted folder loses, in words (the one warning
+line, what trusting it would let in), is :mod:`skilldeck._trust_text`.
 """
 
 from __future__ import annotations
@@ -45,16 +46,13 @@ import contextlib
 import json
 import os
 import stat
-import warnings
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from skilldeck._atomic import atomic_write_text
-from skilldeck._trust_text import SENSITIVE as SENSITIVE  # re-exported
-from skilldeck._trust_text import root_contents, settings_lines
-from skilldeck.errors import ConfigError, ConfigWarning
+from skilldeck.errors import ConfigError
 
 __all__ = [
     "CONFIG_FILENAME",
@@ -66,14 +64,11 @@ __all__ = [
     "TrustState",
     "accept_created_root",
     "assess_workspace",
-    "describe_workspace",
-    "ignored_paths",
     "list_trusted",
     "present_roots",
     "revoke_folder",
     "store_path",
     "trust_folder",
-    "warn_if_ignored",
 ]
 
 CONFIG_FILENAME = "config.toml"
@@ -368,96 +363,3 @@ def list_trusted(home: Path) -> list[tuple[Path, str, TrustState | None]]:
             state = TrustState.TRUSTED if same else TrustState.CHANGED
         found.append((folder, str(record.get("trusted_at", "")), state))
     return found
-
-
-# ---- what an untrusted workspace loses, in words ---------------------------------
-
-
-def ignored_paths(assessment: Assessment, home: Path) -> list[str]:
-    """The workspace files ``assessment`` leaves out, relative to the workspace: for
-    an untrusted folder its config file and the skill and agent folders that exist,
-    for a trusted one the control roots that appeared since trust (those that are the
-    user's own folders too, as in the home folder, excepted)."""
-    if assessment.trusted:
-        candidates = assessment.new_roots
-        found: list[str] = []
-    else:
-        candidates = list(assessment.present)
-        config = assessment.config is not None or assessment.state is TrustState.UNREADABLE
-        found = [f"{WORKSPACE_DIRNAME}/{CONFIG_FILENAME}"] if config else []
-    if not candidates:
-        return found
-    ws = assessment.workspace
-    users = {
-        os.path.realpath(p)
-        for p in (
-            home / "skills",
-            home / "agents",
-            Path.home() / ".agents" / "skills",
-            Path.home() / ".claude" / "skills",
-        )
-    }
-    found += [sub for sub in candidates if os.path.realpath(ws / sub) not in users]
-    return found
-
-
-def untrusted_message(assessment: Assessment, home: Path) -> str | None:
-    """The one warning line for an untrusted workspace that has something to ignore."""
-    ignored = ignored_paths(assessment, home)
-    if not ignored:
-        return None
-    ws = assessment.workspace
-    what = ", ".join(ignored) + (" is" if len(ignored) == 1 else " are")
-    config = f"{WORKSPACE_DIRNAME}/{CONFIG_FILENAME}"
-    if assessment.trusted:
-        return (
-            f"{ws}: {', '.join(ignored)} appeared after you trusted this folder (a model "
-            f"or a checkout may have created {'it' if len(ignored) == 1 else 'them'}), so "
-            f"{what} ignored; review {'it' if len(ignored) == 1 else 'them'}, then run "
-            f"`skilldeck trust {ws}` again"
-        )
-    if assessment.state is TrustState.CHANGED:
-        return (
-            f"{ws}: {config} changed since you trusted this folder (a model or a "
-            f"checkout may have written it), so {what} ignored; review it, then run "
-            f"`skilldeck trust {ws}` again"
-        )
-    if assessment.state is TrustState.UNREADABLE:
-        return (
-            f"{ws}: {config} {assessment.reason}, so {what} ignored; make it a "
-            f"regular TOML file, then run `skilldeck trust {ws}`"
-        )
-    return (
-        f"{ws}: this folder is not trusted, so {what} ignored (a cloned repository "
-        f"or a model may have written them); review them, then run `skilldeck trust {ws}`"
-    )
-
-
-def warn_if_ignored(assessment: Assessment, home: Path) -> None:
-    """Warn (ConfigWarning, one line in the CLI) when the workspace's files are
-    ignored. Issued from this one place, so the default warning filter prints a
-    message once per process however many times settings are loaded."""
-    message = untrusted_message(assessment, home)
-    if message:
-        warnings.warn(message, ConfigWarning, stacklevel=1)
-
-
-def describe_workspace(assessment: Assessment, home: Path) -> list[str]:
-    """What trusting this folder lets in, as lines for a person deciding: each
-    setting its config file sets (``!`` before those that relax security or run
-    things) and the skill and agent folders present."""
-    ws = assessment.workspace
-    lines = [f"Folder: {ws}"]
-    config = ws / WORKSPACE_DIRNAME / CONFIG_FILENAME
-    if assessment.state is TrustState.UNREADABLE:
-        lines.append(f"  {config} {assessment.reason}")
-    elif assessment.config is None:
-        lines.append(f"  no {WORKSPACE_DIRNAME}/{CONFIG_FILENAME}")
-    else:
-        if config.is_symlink():
-            lines.append(f"  {config} is a symbolic link to {os.path.realpath(config)}")
-        lines.append(f"  {config} sets (! = relaxes security or runs things):")
-        lines.extend(f"    {line}" for line in settings_lines(assessment.config))
-    for sub in assessment.present:
-        lines.append(f"  {sub}/: {root_contents(ws / sub)}")
-    return lines

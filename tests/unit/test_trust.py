@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from skilldeck._fastconfig import load_light_settings
+from skilldeck._trust_text import describe_workspace
 from skilldeck.config import load_settings
 from skilldeck.errors import ConfigError, ConfigWarning
 from skilldeck.skills.discovery import resolve_roots
@@ -18,7 +19,6 @@ from skilldeck.trust import (
     TRUST_ENV,
     TrustState,
     assess_workspace,
-    describe_workspace,
     list_trusted,
     revoke_folder,
     store_path,

@@ -14,12 +14,12 @@ from typing import Annotated
 
 import typer
 
+from skilldeck._trust_text import describe_workspace
 from skilldeck.cli.common import fail, print_json
 from skilldeck.config import skilldeck_home
 from skilldeck.errors import ConfigError
 from skilldeck.trust import (
     TrustState,
-    describe_workspace,
     list_trusted,
     revoke_folder,
     store_path,

@@ -12,18 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from skilldeck._trust_text import describe_workspace, ignored_paths, untrusted_message
 from skilldeck.cli.common import check_roots, fail
 from skilldeck.config import Settings, load_settings, skilldeck_home
 from skilldeck.errors import ConfigError
 from skilldeck.skills.registry import SkillRegistry
-from skilldeck.trust import (
-    assess_workspace,
-    describe_workspace,
-    ignored_paths,
-    never_trusted_implicitly,
-    trust_folder,
-    untrusted_message,
-)
+from skilldeck.trust import assess_workspace, never_trusted_implicitly, trust_folder
 
 __all__ = ["discover_registry", "offer_trust", "settings_from_cli"]
 

@@ -10,12 +10,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from skilldeck._trust_text import warn_if_ignored
 from skilldeck.errors import ConfigError, ConfigWarning
 from skilldeck.settings.checks import error_origin, ignored_settings
 from skilldeck.settings.layers import Layers, read_layers
 from skilldeck.settings.model import Settings
 from skilldeck.settings.precedence import merged
-from skilldeck.trust import warn_if_ignored
 
 __all__ = ["load_settings", "settings_from_layers"]
 

@@ -24,10 +24,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skilldeck._trust_text import warn_if_ignored
 from skilldeck.settings.layers import Layers
 from skilldeck.settings.paths import HomePaths
 from skilldeck.settings.precedence import merged
-from skilldeck.trust import warn_if_ignored
 
 if TYPE_CHECKING:
     from skilldeck.settings.model import Settings

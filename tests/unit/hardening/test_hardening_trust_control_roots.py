@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from skilldeck._fastconfig import load_light_settings
+from skilldeck._trust_text import describe_workspace
 from skilldeck.agent.subagents import discover_agents
 from skilldeck.config import SandboxSettings, Settings, load_settings
 from skilldeck.errors import ConfigError, ConfigWarning
@@ -32,7 +33,6 @@ from skilldeck.tools.bash import BashTool
 from skilldeck.trust import (
     TrustState,
     assess_workspace,
-    describe_workspace,
     list_trusted,
     store_path,
     trust_folder,
