@@ -34,6 +34,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+import anyio.lowlevel
 from ag_ui.core import BaseEvent, RunAgentInput
 from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
@@ -212,6 +213,10 @@ def _sse(events: AsyncIterator[BaseEvent]) -> EventSourceResponse:
     async def payloads() -> AsyncIterator[dict[str, str]]:
         async for event in events:
             yield {"data": encode_event(event)}
+            # let a lost connection be noticed before the next write: a burst (a replayed
+            # history, streamed text) written after the client left makes asyncio log
+            # "socket.send() raised exception." for each write
+            await anyio.lowlevel.checkpoint()
 
     return EventSourceResponse(
         payloads(),
