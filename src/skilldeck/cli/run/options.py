@@ -84,6 +84,7 @@ def permission_flags(
 
 
 def workdir_option(cwd: Path | None) -> Path:
+    """``--cwd`` (default: here) as a resolved folder; anything else exits 2."""
     workdir = (cwd or Path.cwd()).expanduser().resolve()
     if not workdir.is_dir():
         fail(f"--cwd {workdir}: not a folder.", code=2)
