@@ -206,7 +206,7 @@ def _format_key(strict: bool) -> str:
 
 
 #: the subpackages whose code shapes a snapshot's records
-_STAMPED_PACKAGES = ("format", "model", "discovery")
+_STAMPED_PACKAGES = ("format", "format/reference", "model", "discovery")
 
 
 @functools.cache
