@@ -33,8 +33,10 @@ from typing import Any, ClassVar
 import anyio
 from pydantic import BaseModel
 
+from skilldeck.agent.assembly import AgentParts
 from skilldeck.agent.context import History, default_counter, trim_history
-from skilldeck.agent.loop import Agent, AgentParts, Limits
+from skilldeck.agent.loop import Agent
+from skilldeck.agent.recorder import Limits
 from skilldeck.agent.store import SessionStore
 from skilldeck.config import load_settings
 from skilldeck.llm.messages import (

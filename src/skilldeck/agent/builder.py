@@ -37,12 +37,22 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from skilldeck.agent.assembly import (
+    AgentParts,
+    agent_instructions,
+    make_agent_model,
+    normalise_spec,
+    pick_model,
+    resolve_definition,
+    retry_events,
+    session_metadata,
+    with_window,
+)
 from skilldeck.agent.context import ContextManager
-from skilldeck.agent.events import Event, ModelRetryEvent
-from skilldeck.agent.loop import Agent, AgentParts, Limits
+from skilldeck.agent.events import Event
+from skilldeck.agent.loop import Agent
 from skilldeck.agent.permissions.gate import Approver, ToolGate
-from skilldeck.agent.prompt import COMPACT_INSTRUCTIONS, DEFAULT_INSTRUCTIONS
-from skilldeck.agent.recorder import tell_retry
+from skilldeck.agent.recorder import Limits
 from skilldeck.agent.spec import AgentSpec, PermissionOptions, Runtime, Scan, SkillPreload
 from skilldeck.agent.startup import (
     BODY_CAP,
@@ -55,45 +65,20 @@ from skilldeck.agent.startup import (
     skills_block,
 )
 from skilldeck.agent.store import (
-    LAUNCH_KEY,
-    LAUNCH_VERSION,
     SessionStore,
-    definition_to_dict,
-    gate_to_dict,
-    snapshot_settings,
 )
 from skilldeck.agent.subagents import AgentDefinition, SubagentManager, discover_agents
-from skilldeck.agent.toolset import ManagerFactory, Toolset, assemble_tools, protocol_section
+from skilldeck.agent.toolset import ManagerFactory, Toolset, assemble_tools
 from skilldeck.config import Settings
 from skilldeck.llm.client import ModelLLMClient
-from skilldeck.llm.factory import make_model
 from skilldeck.llm.messages import Model
 from skilldeck.llm.profile import Profile, ToolView, resolve_profile
-from skilldeck.llm.retry import RetryNotice
-from skilldeck.settings.precedence import resolve_model
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolRegistry, ToolServices
 from skilldeck.tools.compact import compact_spec
 
 #: kept for callers of the old path (now in ``agent/startup.py``)
 _REEXPORTED = (BODY_CAP, RANK_K, memory_folder, skill_body_message, skills_block)
-
-
-def choose_model_spec(settings: Settings, explicit: str | None = None) -> str:
-    """``--model``, then config (``model``, ``models.default``; workspace over user),
-    then ``SKILLDECK_MODEL``: the one order of :mod:`skilldeck.settings.precedence`.
-    Raises ModelConfigError naming the three ways to set one."""
-    return resolve_model(settings, explicit=explicit)
-
-
-def normalise_spec(spec: str) -> str:
-    """Make a ``scripted:`` path absolute, so another process can resume the session."""
-    if spec.startswith("scripted:"):
-        path = Path(spec.removeprefix("scripted:")).expanduser()
-        if not path.is_absolute() and path.exists():
-            return f"scripted:{path.resolve()}"
-    return spec
-
 
 __all__ = [
     "BODY_CAP",
@@ -103,11 +88,7 @@ __all__ = [
     "SkillPreload",
     "build",
     "build_agent",
-    "choose_model_spec",
     "memory_folder",
-    "normalise_spec",
-    "pick_model",
-    "resolve_definition",
     "skill_body_message",
     "skills_block",
 ]
@@ -123,10 +104,10 @@ def build(spec: AgentSpec, runtime: Runtime) -> Agent:
     # the settings the agent (its tools, children, launch record) sees name the model
     # it really uses: ``Settings.model`` is never a stale default beside ``--model``
     settings = runtime.settings.model_copy(update={"model": model_spec})
-    on_retry = _retry_events(runtime.on_event)
-    llm = _make_model(model, model_spec, settings, spec.base_url, on_retry)
+    on_retry = retry_events(runtime.on_event)
+    llm = make_agent_model(model, model_spec, settings, spec.base_url, on_retry)
     profile = resolve_profile(settings, llm)
-    settings = _with_window(settings, model_spec, profile)
+    settings = with_window(settings, model_spec, profile)
     runtime = replace(runtime, settings=settings)
     if profile.compact and not isinstance(llm, ToolView):  # tools/compact.py's tools
         llm = ToolView(llm, compact_spec)
@@ -172,25 +153,23 @@ def _agent(
     turns = spec.max_turns or (definition.max_turns if definition else None)
     limits = Limits.from_settings(settings, max_turns=turns)
     name = spec.name or (definition.name if definition else "main")
-    base = spec.instructions or (definition.instructions if definition else "")
-    base = base or (COMPACT_INSTRUCTIONS if profile.compact else DEFAULT_INSTRUCTIONS)
-    protocol = protocol_section(toolset.composed)
     can_load = "Skill" in toolset.tools
     parts = AgentParts(
         model=llm,
         tools=toolset.tools,
         settings=settings,
         store=store,
-        system_prompt=prompt_builder(
+        system_prompt=_system_prompt(
             settings,
             registry,
+            toolset,
+            agent_instructions(
+                spec.instructions, definition, toolset.composed, compact=profile.compact
+            ),
             cwd=workdir,
-            model=model_spec,
-            tool_names=toolset.tools.names(),
+            model_spec=model_spec,
             max_turns=limits.max_turns,
-            instructions=f"{base.rstrip()}\n\n{protocol}" if protocol else base,
-            agent=name,
-            list_skills=can_load,
+            name=name,
             compact=profile.compact,
         ),
         cwd=workdir,
@@ -202,7 +181,7 @@ def _agent(
         context=ContextManager.for_model(model_spec, settings),
         skills=registry,
         services=ToolServices(llm=ModelLLMClient(llm)).overlay(runtime.services),
-        metadata=_metadata(spec, runtime, definition, toolset, model_spec, limits),
+        metadata=session_metadata(spec, runtime, definition, toolset, model_spec, limits),
         model_spec=model_spec,
         stream_text=spec.stream_text,
         on_event=runtime.on_event,
@@ -216,42 +195,33 @@ def _agent(
     return Agent(parts)
 
 
-def _metadata(
-    spec: AgentSpec,
-    runtime: Runtime,
-    definition: AgentDefinition | None,
+def _system_prompt(
+    settings: Settings,
+    registry: SkillRegistry,
     toolset: Toolset,
+    instructions: str,
+    *,
+    cwd: Path,
     model_spec: str,
-    limits: Limits,
-) -> dict[str, Any]:
-    """What a new session stores with it: how it was asked for, and its launch record
-    (``agent/store/launch.py``: what it needs to be resumed as itself)."""
-    scan = runtime.scan.to_dict()
-    launch = {
-        "version": LAUNCH_VERSION,
-        "settings": snapshot_settings(runtime.settings),
-        "gate": gate_to_dict(toolset.gate),
-        "tools": toolset.tools.names(),
-        "agent_type": definition.name if definition else None,
-        "definition": definition_to_dict(definition),
-        "skills": toolset.composed.names if toolset.composed else [],
-        "depth": spec.depth,
-        "model_spec": model_spec,
-        **scan,
-        "max_turns": limits.max_turns,
-        "base_url": spec.base_url,
-        **(spec.launch_extra or {}),
-    }
-    return {
-        "model_spec": model_spec,
-        "base_url": spec.base_url,
-        "skills": list(spec.skills),
-        **scan,
-        "max_turns": spec.max_turns,
-        "agent_definition": definition.name if definition else None,
-        "permissions": spec.permissions.to_dict(),
-        LAUNCH_KEY: launch,
-    }
+    max_turns: int,
+    name: str,
+    compact: bool,
+) -> Callable[[str], str]:
+    """The system prompt, made per session (``agent/startup.py``) around the agent's
+    instructions (``agent/assembly/instructions.py``); the skills catalog only when
+    the agent holds the ``Skill`` tool."""
+    return prompt_builder(
+        settings,
+        registry,
+        cwd=cwd,
+        model=model_spec,
+        tool_names=toolset.tools.names(),
+        max_turns=max_turns,
+        instructions=instructions,
+        agent=name,
+        list_skills="Skill" in toolset.tools,
+        compact=compact,
+    )
 
 
 def build_agent(
@@ -336,27 +306,6 @@ def build_agent(
     return build(spec, runtime)
 
 
-def resolve_definition(
-    settings: Settings, agent: str | AgentDefinition | None
-) -> AgentDefinition | None:
-    """The agent definition named ``agent`` (AgentNotFoundError with suggestions)."""
-    if agent is None or isinstance(agent, AgentDefinition):
-        return agent
-    return discover_agents(settings).get(agent)
-
-
-def pick_model(
-    settings: Settings, definition: AgentDefinition | None, explicit: str | Model | None = None
-) -> str | Model:
-    """The model precedence, in one place (:func:`skilldeck.settings.precedence.resolve_model`):
-    the caller's (``--model``, or a ready ``Model``), then the agent definition's, then
-    config and ``SKILLDECK_MODEL`` as loaded into ``settings.model``."""
-    if explicit is not None and not isinstance(explicit, str):
-        return explicit
-    named = definition.model if definition else None
-    return resolve_model(settings, explicit=explicit or None, definition=named)
-
-
 def _manager_factory(
     spec: AgentSpec,
     runtime: Runtime,
@@ -372,7 +321,7 @@ def _manager_factory(
     def model_for(name: str | None) -> Model:
         if not name or name == model_spec:
             return llm
-        return _make_model(name, normalise_spec(name), settings, None, None)
+        return make_agent_model(name, normalise_spec(name), settings, None, None)
 
     def make(tools: ToolRegistry, gate: ToolGate) -> SubagentManager:
         return SubagentManager(
@@ -390,48 +339,3 @@ def _manager_factory(
         )
 
     return make
-
-
-def _make_model(
-    model: str | Model,
-    spec: str,
-    settings: Settings,
-    base_url: str | None,
-    on_retry: Callable[[RetryNotice], None] | None,
-) -> Model:
-    if not isinstance(model, str):
-        return model
-    return make_model(spec, settings=settings, base_url=base_url, on_retry=on_retry)
-
-
-def _retry_events(
-    on_event: Callable[[Event], None] | None,
-) -> Callable[[RetryNotice], None] | None:
-    """Every retry of the model as a :class:`ModelRetryEvent` for the run whose call
-    it is — stored and streamed, then on to ``on_event`` (the CLI prints a line for it)
-    — or, outside a run's call, straight to ``on_event``; ``llm/`` cannot import events."""
-
-    def notify(notice: RetryNotice) -> None:
-        tell_retry(
-            ModelRetryEvent(
-                model=notice.model,
-                attempt=notice.attempt,
-                attempts=notice.attempts,
-                delay=notice.delay,
-                reason=notice.reason,
-            ),
-            on_event,
-        )
-
-    return notify
-
-
-def _with_window(settings: Settings, spec: str, profile: Profile) -> Settings:
-    """``settings`` whose ``models.context_windows`` knows the window the server
-    reported, so context trimming works to the real size (a copy: never written on
-    the runtime's settings)."""
-    known = settings.models.context_windows
-    if profile.window is None or known.get(spec) == profile.window:
-        return settings
-    models = settings.models.model_copy(update={"context_windows": {**known, spec: profile.window}})
-    return settings.model_copy(update={"models": models})

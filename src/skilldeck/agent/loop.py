@@ -19,32 +19,25 @@ the session is marked ``error`` (or ``cancelled``).
 
 from __future__ import annotations
 
-import copy
 import functools
-import os
-import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Protocol
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
 
 import anyio
 
-from skilldeck.agent.context import ContextManager, History
+from skilldeck.agent.assembly import AgentParts
+from skilldeck.agent.context import ContextManager
 from skilldeck.agent.dispatch import Dispatcher, Outcome
 from skilldeck.agent.events import (
     ContextTrimmedEvent,
     Event,
-    ModelCallEvent,
-    SkillHintEvent,
-    TextDeltaEvent,
     TextEvent,
     ToolCallEvent,
     UsageEvent,
 )
 from skilldeck.agent.loopguard import LoopGuard, recover_text_calls, text_calls_enabled
 from skilldeck.agent.pending import Pending, format_answer
-from skilldeck.agent.permissions.gate import DENIED_BY_USER, AllowAll, Approver, ToolGate
+from skilldeck.agent.permissions.gate import DENIED_BY_USER, AllowAll, ToolGate
 from skilldeck.agent.recorder import (
     Limits,
     Recorder,
@@ -53,83 +46,16 @@ from skilldeck.agent.recorder import (
     StoredRow,
     collect_result,
     owner,
-    retries_to,
 )
-from skilldeck.agent.store import SessionStore, TurnWrite, new_session_id, process_alive
+from skilldeck.agent.run import call_model, continue_session, load_session, start_session
+from skilldeck.agent.store import TurnWrite
 from skilldeck.agent.subagents import EventSink, flush_sink
-from skilldeck.config import Settings
 from skilldeck.errors import ModelError, SessionError
-from skilldeck.llm.messages import (
-    AssistantMessage,
-    Message,
-    Model,
-    SystemMessage,
-    TextDelta,
-    ToolCall,
-    ToolSpec,
-    TurnComplete,
-    UserMessage,
-)
-from skilldeck.skills.policy.policy import ComposedSkill
-from skilldeck.skills.registry import SkillRegistry
-from skilldeck.tools.base import ToolContext, ToolRegistry, ToolResult, ToolServices
+from skilldeck.llm.messages import AssistantMessage, Message, ToolCall, ToolSpec
+from skilldeck.tools.base import ToolContext, ToolResult, ToolServices
 from skilldeck.tools.skill_session import TURN_KEY, forget_loads
 
-__all__ = ["HINT_META", "Agent", "AgentParts", "Hinter", "Limits", "RunResult", "Startup"]
-
-#: (hint text, skill names) for a user message, or None
-Hinter = Callable[[str], "tuple[str, list[str]] | None"]
-#: the messages a new session starts with after its system prompt (preloaded skills),
-#: made in that session's own tool context (its gate vets their dynamic context)
-Startup = Callable[[ToolContext], Awaitable[list[Message]]]
-HINT_META = "skill-hint"
-
-
-class Spawning(Protocol):
-    """What callers use of an agent's sub-agent manager (``SubagentManager``): the
-    CLI cancels background children on Ctrl-C; the loop offers ``TaskOutput`` only
-    while a background task exists."""
-
-    def cancel_all(self, *, grace: float = ...) -> list[str]: ...
-
-    def background_ids(self) -> list[str]: ...
-
-
-@dataclass(frozen=True)
-class AgentParts:
-    """Everything an :class:`Agent` is made of, decided before it is constructed (by
-    ``agent.builder.build``): one complete value instead of two dozen keywords."""
-
-    model: Model
-    tools: ToolRegistry
-    settings: Settings
-    store: SessionStore
-    #: the text, or a function of the session id that makes it
-    system_prompt: str | Callable[[str], str]
-    cwd: Path
-    name: str = "main"
-    #: None: the limits of ``settings``
-    limits: Limits | None = None
-    #: None: allow every call
-    gate: ToolGate | None = None
-    approver: Approver | None = None
-    hinter: Hinter | None = None
-    #: None: the context manager for the model's window
-    context: ContextManager | None = None
-    skills: SkillRegistry | None = None
-    services: ToolServices | Mapping[str, Any] | None = None
-    metadata: Mapping[str, Any] | None = None
-    #: None: the model's name
-    model_spec: str | None = None
-    stream_text: bool = False
-    on_event: Callable[[Event], None] | None = None
-    startup: Startup | None = None
-    #: close ``store`` when the agent is closed
-    owns_store: bool = False
-    initial_state: Mapping[str, Any] | None = None
-    parent_session: str | None = None
-    subagents: Spawning | None = None
-    composed: ComposedSkill | None = None
+__all__ = ["Agent"]
 
 
 class Agent:
@@ -194,9 +120,9 @@ class Agent:
         before the task.
         """
         if session_id is None:
-            run = await self._start(task, preload)
+            run = await start_session(self, task, preload)
         else:
-            run = self._continue(session_id, task, preload)
+            run = continue_session(self, session_id, task, preload)
         async for event in self._drive(run):
             yield event
 
@@ -204,7 +130,7 @@ class Agent:
         self, session_id: str, *, answer: str | None = None, approve: bool | None = None
     ) -> AsyncIterator[Event]:
         """Continue a paused, interrupted or failed session, yielding events."""
-        run = self._load(session_id, resuming=True)
+        run = load_session(self, session_id, resuming=True)
         if run.pending is not None:
             run.pending.check(run.session_id, answer=answer, approve=approve)
         elif answer is not None or approve is not None:
@@ -230,9 +156,10 @@ class Agent:
     def resume_sync(self, session_id: str, **kwargs: Any) -> RunResult:
         return anyio.run(functools.partial(self.resume, session_id, **kwargs))
 
-    def tool_context(self, session_id: str) -> ToolContext:
-        """The tool context of a session (its state: Bash cwd, todos, files read…)."""
-        return self._contexts.get(session_id) or self._make_ctx(session_id, {})
+    def tool_context(self, session_id: str, state: Mapping[str, Any] | None = None) -> ToolContext:
+        """The tool context of a session (its state: Bash cwd, todos, files read…): the
+        one this agent already made for it, or a new one starting from ``state``."""
+        return self._contexts.get(session_id) or self._make_ctx(session_id, dict(state or {}))
 
     # ---- the loop ----------------------------------------------------------------
 
@@ -268,8 +195,16 @@ class Agent:
             self.recorder.finish(run, status, reason=reason, text=_last_text(run))
             return
         request = self._build_request(run)
-        async for delta in self._call_model(run, request):
-            yield delta
+        call = call_model(
+            self.model,
+            request,
+            self.offered_specs(),
+            run=run,
+            recorder=self.recorder,
+            stream=self.stream_text,
+        )
+        async for event in call:
+            yield event
         assert run.reply is not None, "_call_model always sets run.reply"
         reply = self._recover_text_calls(run, run.reply)
         self._record_reply(run, reply)
@@ -316,36 +251,6 @@ class Agent:
                 forget_loads(run.ctx.state)
                 self.recorder.emit(run, ContextTrimmedEvent(omitted=view.omitted))
         return view.messages
-
-    async def _call_model(self, run: RunState, request: list[Message]) -> AsyncIterator[Event]:
-        run.turn += 1
-        self.recorder.emit(run, ModelCallEvent(turn=run.turn, model=self.model.name))
-        for event in run.drain():
-            yield event
-        sink = functools.partial(self.recorder.emit, run)  # the call's retries, stored
-        specs = self.offered_specs()
-        if not self.stream_text:
-            with retries_to(sink):
-                run.reply = await self.model.respond(request, specs)
-            return
-        run.reply = None
-        chunks = aiter(self.model.stream(request, specs))
-        while True:
-            with retries_to(sink):
-                chunk = await anext(chunks, None)
-            for event in run.drain():  # a retry shows before the text it led to
-                yield event
-            if chunk is None:
-                break
-            if isinstance(chunk, TextDelta) and chunk.text:
-                delta = TextDeltaEvent(text=chunk.text)
-                if self.recorder.on_event is not None:
-                    self.recorder.on_event(delta)
-                yield delta  # live text only: deltas are not stored
-            elif isinstance(chunk, TurnComplete):
-                run.reply = chunk.message
-        if run.reply is None:
-            raise ModelError(f"{self.model.name}: the stream ended without a complete turn.")
 
     def _record_reply(self, run: RunState, reply: AssistantMessage) -> None:
         if reply.usage is not None:
@@ -430,73 +335,7 @@ class Agent:
         reply = next(m for m in reversed(run.history.messages) if isinstance(m, AssistantMessage))
         self._record_outcomes(run, reply, outcomes, reply_committed=True)
 
-    # ---- sessions -------------------------------------------------------------------
-
-    async def _start(self, task: str, preload: Sequence[Message]) -> RunState:
-        sid = new_session_id()
-        run = RunState(sid, History(), self._make_ctx(sid, copy.deepcopy(self.initial_state)))
-        system = self.system_prompt(task) if callable(self.system_prompt) else self.system_prompt
-        startup = await self.startup(run.ctx) if self.startup is not None else []
-        first = [SystemMessage(content=system), *startup, *preload, *self._user_turn(run, task)]
-        self.store.create(
-            session_id=sid,
-            model=self.model_spec,
-            agent=self.name,
-            cwd=self.cwd,
-            task=task,
-            messages=[(m, None) for m in first],
-            metadata={**self.metadata, **owner()},
-            parent_id=self.parent_session,
-        )
-        run.history.extend(first)
-        return run
-
-    def _continue(self, session_id: str, task: str, preload: Sequence[Message]) -> RunState:
-        run = self._load(session_id, resuming=False)
-        if run.pending is not None:
-            raise SessionError(
-                f"Session {run.session_id} is paused waiting for a human; resume it first."
-            )
-        new = [*preload, *self._user_turn(run, task)]
-        rows = [(m, None) for m in new]
-        self.store.commit(
-            run.session_id, TurnWrite(messages=rows, status="running", metadata=owner())
-        )
-        run.history.extend(new)
-        return run
-
-    def _load(self, session_id: str, *, resuming: bool) -> RunState:
-        record = self.store.get(session_id)
-        pid = record.metadata.get("pid")
-        if (
-            record.status == "running"
-            and isinstance(pid, int)
-            and pid != os.getpid()
-            and record.metadata.get("host") == socket.gethostname()
-            and process_alive(pid)
-        ):
-            raise SessionError(f"Session {record.id} is still running in process {pid}.")
-        if resuming and record.status == "completed":
-            raise SessionError(
-                f"Session {record.id} is completed; there is nothing to resume. "
-                f"Continue the conversation with `skilldeck chat --session {record.id}`."
-            )
-        ctx = self._contexts.get(record.id) or self._make_ctx(record.id, dict(record.state))
-        history = History(counter=self.context.counter)
-        history.extend(self.store.load_messages(record.id))
-        run = RunState(record.id, history, ctx)
-        run.pending = Pending.from_dict(record.pending) if record.pending else None
-        return run
-
-    def _user_turn(self, run: RunState, text: str) -> list[Message]:
-        """The user's message, preceded by a skill hint when the hinter has one."""
-        run.ctx.state["user_message"] = text  # code skills read the latest request
-        hint = self.hinter(text) if self.hinter is not None else None
-        if not hint:
-            return [UserMessage(content=text)]
-        hint_text, names = hint
-        self.recorder.emit(run, SkillHintEvent(skills=names))
-        return [UserMessage(content=hint_text, meta=HINT_META), UserMessage(content=text)]
+    # ---- sessions (agent/run/open_session.py) ----------------------------------------
 
     def _make_ctx(self, session_id: str, state: dict[str, Any]) -> ToolContext:
         ctx = ToolContext(

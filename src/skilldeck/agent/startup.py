@@ -16,8 +16,8 @@ import warnings
 from collections.abc import Callable
 from pathlib import Path
 
+from skilldeck.agent.assembly import Hinter, Startup
 from skilldeck.agent.context import SKILL_BODY_META
-from skilldeck.agent.loop import Hinter, Startup
 from skilldeck.agent.prompt import build_system_prompt, load_memory, wrap_data
 from skilldeck.agent.spec import SkillPreload
 from skilldeck.config import Settings

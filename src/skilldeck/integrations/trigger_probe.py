@@ -20,7 +20,8 @@ from contextlib import contextmanager
 import anyio
 
 from skilldeck.agent.builder import build_agent
-from skilldeck.agent.loop import HINT_META, Agent
+from skilldeck.agent.loop import Agent
+from skilldeck.agent.run import HINT_META
 from skilldeck.agent.store import SessionStore
 from skilldeck.config import Settings
 from skilldeck.errors import SkilldeckError

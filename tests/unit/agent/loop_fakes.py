@@ -9,8 +9,10 @@ from typing import Any, ClassVar
 import anyio
 from pydantic import BaseModel
 
-from skilldeck.agent.loop import Agent, AgentParts, Limits
+from skilldeck.agent.assembly import AgentParts
+from skilldeck.agent.loop import Agent
 from skilldeck.agent.permissions import ApprovalRequest, GateDecision
+from skilldeck.agent.recorder import Limits
 from skilldeck.agent.store import SessionStore
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import ToolError

@@ -7,12 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from skilldeck.agent.builder import (
-    build_agent,
-    choose_model_spec,
-    normalise_spec,
-    skills_block,
-)
+from skilldeck.agent.assembly import choose_model_spec, normalise_spec
+from skilldeck.agent.builder import build_agent, skills_block
 from skilldeck.agent.store import SessionStore, build_agent_for_session
 from skilldeck.config import load_settings
 from skilldeck.errors import ModelConfigError, SkillNotFoundError

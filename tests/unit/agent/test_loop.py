@@ -29,8 +29,8 @@ from skilldeck.agent.events import (
     TextDeltaEvent,
     ToolResultEvent,
 )
-from skilldeck.agent.loop import Limits
 from skilldeck.agent.permissions.gate import DENIED_BY_USER, Approval, GateDecision
+from skilldeck.agent.recorder import Limits
 from skilldeck.agent.store import SessionStore
 from skilldeck.errors import SessionError
 from skilldeck.llm.messages import AssistantMessage, ToolResultMessage, UserMessage

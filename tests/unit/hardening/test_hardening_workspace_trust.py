@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from skilldeck.agent.assembly import config_rules
 from skilldeck.agent.builder import build_agent
 from skilldeck.agent.subagents import discover_agents
-from skilldeck.agent.toolset import config_rules
 from skilldeck.config import load_settings
 from skilldeck.errors import ConfigWarning
 from skilldeck.skills.registry import SkillRegistry

@@ -23,12 +23,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from skilldeck.agent.assembly import read_only_policy, type_policy
 from skilldeck.agent.permissions import SESSION_RULES_KEY, ScopedGate, ToolGate
 from skilldeck.agent.spec import AgentSpec
 from skilldeck.agent.store import definition_to_dict
 from skilldeck.agent.subagents.definitions import AgentDefinition
 from skilldeck.agent.subagents.task_tools import ParentSession
-from skilldeck.agent.toolset import BOUND, SPAWNING, narrow, read_only_policy, type_policy
+from skilldeck.agent.toolset import BOUND, SPAWNING, narrow
 from skilldeck.config import Settings
 from skilldeck.errors import PolicyError, SkillNotFoundError
 from skilldeck.llm.messages import Model

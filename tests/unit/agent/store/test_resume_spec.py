@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from skilldeck.agent import builder
+from skilldeck.agent.assembly import AgentParts
 from skilldeck.agent.builder import build_agent
-from skilldeck.agent.loop import Agent, AgentParts
+from skilldeck.agent.loop import Agent
 from skilldeck.agent.spec import AgentSpec, Runtime
 from skilldeck.agent.store import SessionStore, build_agent_for_session, resume
 from skilldeck.config import load_settings

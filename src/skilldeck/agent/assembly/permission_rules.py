@@ -1,0 +1,66 @@
+"""The permission policy an agent's gate starts from: config rules plus the caller's.
+
+Step 4 (**rules**) of the tool-narrowing pipeline (``agent/toolset.py``): the mode
+is the caller's, else the agent definition's, else the config's; ``allow`` / ``ask``
+/ ``deny`` rules come from every config file (a workspace's ``deny = []`` never erases
+the user's deny rules), the environment and the caller (``--allow``, ``--deny``…).
+Tools a ``deny`` rule removes entirely are not shown either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from skilldeck.agent.permissions.permissions import MODES, Mode, PermissionPolicy
+from skilldeck.agent.spec import PermissionOptions
+from skilldeck.agent.subagents import AgentDefinition
+from skilldeck.config import Settings
+from skilldeck.errors import ConfigError
+from skilldeck.settings.precedence import file_rules
+from skilldeck.skills.policy.policy import ToolPolicy
+
+__all__ = ["config_rules", "permission_policy"]
+
+
+def permission_policy(
+    settings: Settings,
+    options: PermissionOptions,
+    *,
+    definition: AgentDefinition | None = None,
+    skill_policy: ToolPolicy | None = None,
+    read_only_tools: Sequence[str] = (),
+) -> PermissionPolicy:
+    """Config rules plus the caller's; the mode is the caller's, else the agent
+    definition's, else the config's. Bad rules or modes raise ConfigError."""
+    conf = settings.permissions
+    mode = options.mode or (definition.permission_mode if definition else None) or conf.mode
+    if mode not in MODES:
+        raise ConfigError(f"Unknown permission mode {mode!r}; use one of {', '.join(MODES)}.")
+    try:
+        return PermissionPolicy.from_lists(
+            mode=_as_mode(mode),
+            allow=[*config_rules(settings, "allow"), *options.allow],
+            ask=[*config_rules(settings, "ask"), *options.ask],
+            deny=[*config_rules(settings, "deny"), *options.deny],
+            skill_policy=skill_policy,
+            read_only_tools=read_only_tools,
+        )
+    except ValueError as e:
+        raise ConfigError(f"Invalid permission rule: {e}") from e
+
+
+def config_rules(settings: Settings, key: str) -> list[str]:
+    """``permissions.<key>`` from every config file, merged: a workspace config's
+    ``deny = []`` must not erase the user's deny rules (settings merging replaces
+    lists, so each file's list counts, as :mod:`skilldeck.settings.precedence` says),
+    plus what the environment or the arguments set. The files as loaded, not re-read."""
+    rules = [str(r) for r in getattr(settings.permissions, key)]
+    rules += file_rules(settings.layers.files, key)  # the workspace's only when trusted
+    return list(dict.fromkeys(rules))
+
+
+def _as_mode(mode: str) -> Mode:
+    for known in MODES:
+        if known == mode:
+            return known
+    raise ConfigError(f"Unknown permission mode {mode!r}; use one of {', '.join(MODES)}.")
