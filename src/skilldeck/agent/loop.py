@@ -4,6 +4,10 @@ One turn is a short sequence of named steps (:meth:`Agent._turn`)::
 
     check limits → build request → call model → record reply → dispatch tools → record
 
+Opening a run's session (new, continued, loaded to resume) and the model call itself
+are in ``agent/run/``; what an :class:`Agent` is made of (:class:`AgentParts`) is
+decided before it is constructed (``agent/assembly/parts.py``, by the builder).
+
 Every step emits typed events (``agent/events.py``); the turn's messages, events,
 usage and tool state are committed to the session store in one transaction
 (``agent/recorder.py``). A turn that needs a human (``AskUserQuestion``, an ``ask``
