@@ -54,6 +54,9 @@ def skilldeck_home(
     # load, as in a folder the user trusted. Tests of workspace trust itself take
     # this away with the `untrusted_workspaces` fixture.
     monkeypatch.setenv("SKILLDECK_TRUST_WORKSPACE", "1")
+    # Non-English routing would compile the installed dictionaries (a minute) into
+    # each test's cache; tests of the dictionaries point this at their own files.
+    monkeypatch.setenv("SKILLDECK_DICTIONARIES", "none")
     yield home / ".skilldeck"
 
 

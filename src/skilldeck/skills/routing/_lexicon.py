@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Protocol
 
 from skilldeck.skills.routing.tokenize import STOPWORDS, fold, tokenize
 
-__all__ = ["looks_foreign", "tokenize_query", "translate"]
+__all__ = ["Translator", "looks_foreign", "tokenize_query", "translate"]
 
 _TABLE = """
 document | documento, document, dokument, 文档, 文件
@@ -294,16 +295,31 @@ def translate(folded_lower: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def tokenize_query(text: str) -> list[str]:
-    """:func:`~skilldeck.skills.routing.tokenize.tokenize` plus English equivalents of known
-    non-English words.
+class Translator(Protocol):
+    """A bilingual dictionary (:class:`._dictionary.BilingualDictionary`): English
+    tokens of a request, or None when it has no data installed."""
+
+    def translate(self, folded_lower: str) -> list[str] | None: ...
+
+
+def tokenize_query(text: str, dictionary: Translator | None = None) -> list[str]:
+    """:func:`~skilldeck.skills.routing.tokenize.tokenize` plus English equivalents of
+    non-English words: from the ``dictionary`` (packaged dictionary data) when it has
+    data, else from this module's small table.
 
     ``extraer texto de un PDF`` also yields ``extract`` and ``text``; the original
-    tokens are kept, so a Spanish skill still matches its own words.
+    tokens are kept, so a Spanish skill still matches its own words. English
+    requests are returned as tokenised: the dictionary is never opened for them.
     """
     tokens = tokenize(text)
-    extra = translate(fold(text).lower())
-    return tokens + [t for t in extra if t not in tokens] if extra else tokens
+    folded = fold(text).lower()
+    if not looks_foreign(folded):
+        return tokens
+    extra = dictionary.translate(folded) if dictionary is not None else None
+    if extra is None:
+        extra = translate(folded)
+    seen = set(tokens)
+    return tokens + [t for t in dict.fromkeys(extra) if t not in seen]
 
 
 def _lookup(words: dict[str, tuple[str, ...]], raw: str) -> tuple[str, ...]:

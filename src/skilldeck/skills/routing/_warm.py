@@ -40,6 +40,7 @@ from skilldeck.skills.routing._basics import (
     identity,
     index_path,
 )
+from skilldeck.skills.routing._dictionary import dictionary_for
 from skilldeck.skills.routing._lexicon import tokenize_query
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ def warm_rank(registry: _Registry, query: str, *, k: int) -> list[Match] | None:
     index = WarmIndex.read(path, rows, params)
     if index is None:
         return None
-    scores = index.positive_scores(tokenize_query(query))
+    scores = index.positive_scores(tokenize_query(query, dictionary_for(path.parent)))
     return [Match(skills[i].name, scores[i], skills[i]) for i in _top(scores, k)]
 
 

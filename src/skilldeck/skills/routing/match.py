@@ -50,8 +50,9 @@ from skilldeck.skills.routing._basics import (
     index_path,
 )
 from skilldeck.skills.routing._bm25f import F32, BM25FIndex
+from skilldeck.skills.routing._dictionary import dictionary_for
 from skilldeck.skills.routing._embeddings import Embedder, load_embedder, reciprocal_rank_fusion
-from skilldeck.skills.routing._lexicon import looks_foreign, tokenize_query
+from skilldeck.skills.routing._lexicon import Translator, looks_foreign, tokenize_query
 from skilldeck.skills.routing._match_index import (
     embedding_text,
     load_or_build,
@@ -109,6 +110,7 @@ class SkillMatcher:
         handlers: Mapping[str, Handler] | Callable[[], Mapping[str, Handler]] | None = None,
         embedder: Embedder | None = None,
         vector_cache: Path | None = None,
+        dictionary: Translator | None = None,
     ) -> None:
         if index.n_docs != len(skills):
             raise ValueError(f"index has {index.n_docs} documents for {len(skills)} skills")
@@ -119,6 +121,7 @@ class SkillMatcher:
         self._embedder = embedder
         self._vector_cache = vector_cache
         self._vectors: F32 | None = None
+        self._dictionary = dictionary
 
     # ---- construction ------------------------------------------------------------
 
@@ -131,13 +134,26 @@ class SkillMatcher:
         cache_path: Path | None = None,
         handlers: Mapping[str, Handler] | Callable[[], Mapping[str, Handler]] | None = None,
         embedder: Embedder | None = None,
+        dictionary: Translator | None = None,
     ) -> SkillMatcher:
         """Index ``skills`` (reading their bodies), or load ``cache_path`` when it holds
-        an index of exactly these skills (by name and folder) built with ``params``."""
+        an index of exactly these skills (by name and folder) built with ``params``.
+
+        Non-English requests use ``dictionary``; by default, with a ``cache_path``,
+        the packaged dictionaries compiled next to it (none without one)."""
         params = params or BM25FParams()
         index = load_or_build(list(skills), params, cache_path)
         vectors = vector_path(cache_path) if cache_path and embedder else None
-        return cls(skills, index, handlers=handlers, embedder=embedder, vector_cache=vectors)
+        if dictionary is None and cache_path is not None:
+            dictionary = dictionary_for(cache_path.parent)
+        return cls(
+            skills,
+            index,
+            handlers=handlers,
+            embedder=embedder,
+            vector_cache=vectors,
+            dictionary=dictionary,
+        )
 
     @classmethod
     def for_registry(
@@ -184,13 +200,14 @@ class SkillMatcher:
             handlers=lambda: _code_skill_handlers(skills, settings),
             embedder=embedder,
             vector_cache=vector_path(path) if embedder else None,
+            dictionary=dictionary_for(path.parent),
         )
 
     # ---- ranking -----------------------------------------------------------------
 
     def scores(self, query: str) -> F32:
         """Normalised score in [0, 1] of every skill, in ``self.skills`` order."""
-        tokens = tokenize_query(query)
+        tokens = tokenize_query(query, self._dictionary)
         if tokens:
             raw, ceiling = self.index.scores(tokens, min_ceiling=MIN_CEILING)
             scores = raw / np.float32(ceiling) if ceiling > 0 else raw

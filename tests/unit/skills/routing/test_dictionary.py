@@ -1,0 +1,197 @@
+"""Packaged bilingual dictionaries for non-English requests (:mod:`._dictionary`):
+FreeDict (dictd files) and CC-CEDICT are read from small files written here, in the
+real formats; compiled once into a SQLite table under the cache folder; looked up
+only for non-English requests; absent data falls back to the hand-written lexicon."""
+
+from __future__ import annotations
+
+import gzip
+import sqlite3
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+import skilldeck.skills.routing._dictionary as dictionary_mod
+import skilldeck.skills.routing.match as match_mod
+from skilldeck.config import load_settings
+from skilldeck.skills.registry import SkillRegistry
+from skilldeck.skills.routing import SkillMatcher, warm_rank
+from skilldeck.skills.routing._dictionary import (
+    BilingualDictionary,
+    Sources,
+    compile_entries,
+    find_sources,
+    read_freedict,
+)
+from skilldeck.skills.routing._lexicon import tokenize_query
+
+_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+#: headword → entry body, as FreeDict's dictd conversion writes them
+GERMAN = {
+    "Rechnung": (
+        "Rechnung /rˈɛçnʊŋ/ <fem, n, sg>\n [econ.] invoice <n>, bill\n   Synonym: {Faktura}\n"
+    ),
+    "Wetter": "Wetter /vˈɛtɜ/ <neut, n, sg>\nweather\n",
+    "Kündigung": "Kündigung /kˈʏndɪɡʊŋ/ <fem, n, sg>\n1. cancellation\n2. dismissal\n",
+    "Rate": "Rate /ʁˈaːtə/ <fem, n, sg>\nrate\n",
+}
+CEDICT = (
+    "# CC-CEDICT\n"
+    "天氣 天气 [tian1 qi4] /weather/\n"
+    "發票 发票 [fa1 piao4] /invoice/receipt or bill for purchase/\n"
+    "CL:張 CL:张 [x] /CL:classifier/\n"
+)
+
+
+def b64(value: int) -> str:
+    digits = ""
+    while True:
+        digits = _B64[value % 64] + digits
+        value //= 64
+        if not value:
+            return digits
+
+
+def write_freedict(folder: Path, lang: str, entries: Mapping[str, str]) -> None:
+    """A dictd dictionary: a gzip'ed text and an index of base-64 offsets."""
+    folder.mkdir(parents=True, exist_ok=True)
+    blob = b""
+    index = ["00databaseshort\tA\tB"]
+    for head, body in entries.items():
+        data = body.encode()
+        index.append(f"{head}\t{b64(len(blob))}\t{b64(len(data))}")
+        blob += data
+    (folder / f"freedict-{lang}-eng.dict.dz").write_bytes(gzip.compress(blob))
+    (folder / f"freedict-{lang}-eng.index").write_text("\n".join(index) + "\n", "utf-8")
+
+
+@pytest.fixture
+def dict_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "dictd"
+    write_freedict(folder, "deu", GERMAN)
+    (folder / "cedict_test.txt.gz").write_bytes(gzip.compress(CEDICT.encode()))
+    return folder
+
+
+def lemmas(lang: str) -> Mapping[str, str] | None:
+    return {"Rechnungen": "Rechnung", "Wetters": "Wetter"} if lang == "deu" else None
+
+
+@pytest.fixture
+def sources(dict_dir: Path) -> Sources:
+    found = find_sources([dict_dir])
+    return Sources(found.freedict, found.cedict, lemmas)
+
+
+def test_reads_dictd_entries_first_senses_without_markup(dict_dir: Path) -> None:
+    pairs = dict(
+        read_freedict(dict_dir / "freedict-deu-eng.index", dict_dir / "freedict-deu-eng.dict.dz")
+    )
+    assert pairs["Rechnung"] == ("invoic", "bill")  # no "econ", "faktura", phonetics
+    assert pairs["Kündigung"] == ("cancellation", "dismissal")
+    assert "00databaseshort" not in pairs
+
+
+def test_compiles_headwords_inflections_and_cedict(sources: Sources) -> None:
+    entries = compile_entries(sources)
+    assert entries["rechnung"] == ("invoic", "bill")
+    assert entries["rechnungen"] == ("invoic", "bill")  # from the lemma table
+    assert entries["kundigung"] == ("cancellation", "dismissal")  # accent-folded key
+    assert entries["发票"] == entries["發票"] == ("invoic", "receipt", "bill", "purchas")
+    assert "张" not in entries and "張" not in entries  # classifier lines skipped
+
+
+def test_translates_words_compounds_and_cjk(sources: Sources, tmp_path: Path) -> None:
+    words = BilingualDictionary(tmp_path / "cache", sources)
+    assert words.translate("meine rechnungen") == ["invoic", "bill"]
+    # a compound outside the dictionary: its longest known head and tail
+    assert words.translate("die kundigungsrate senken") == ["cancellation", "dismissal", "rat"]
+    assert words.translate("明天的天气和发票") == [
+        "weather",
+        "invoic",
+        "receipt",
+        "bill",
+        "purchas",
+    ]
+
+
+def test_compiled_once_into_the_cache_folder_then_read(
+    sources: Sources, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    BilingualDictionary(cache, sources).translate("wetter")
+    (table,) = cache.glob("dictionary-*.sqlite")
+    with sqlite3.connect(table) as db:
+        assert db.execute("SELECT en FROM t WHERE term = 'wetter'").fetchone() == ("weather",)
+
+    def no_compile(_: Sources) -> dict[str, tuple[str, ...]]:
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(dictionary_mod, "compile_entries", no_compile)
+    assert BilingualDictionary(cache, sources).translate("wetter") == ["weather"]
+
+
+def test_no_dictionary_installed_falls_back_to_the_lexicon(tmp_path: Path) -> None:
+    empty = BilingualDictionary(tmp_path / "cache", Sources({}, None, None))
+    assert empty.translate("die rechnung") is None
+    tokens = tokenize_query("Ich möchte meine Rechnungen zusammenfassen", empty)
+    assert "invoic" in tokens  # the hand-written lexicon's translation
+    assert not list((tmp_path / "cache").glob("*"))
+
+
+def test_dictionary_replaces_the_lexicon_when_installed(sources: Sources, tmp_path: Path) -> None:
+    words = BilingualDictionary(tmp_path / "cache", sources)
+    tokens = tokenize_query("Wie wird das Wetter morgen", words)
+    assert "weather" in tokens
+    # the lexicon's own "spreadsheet" for "tabelle" is not added: the dictionary rules
+    assert "spreadsheet" not in tokenize_query("Ich brauche eine Tabelle", words)
+
+
+class Exploding:
+    def translate(self, folded_lower: str) -> list[str] | None:
+        raise AssertionError("the dictionary was consulted for an English request")
+
+
+def test_english_requests_never_open_the_dictionary() -> None:
+    text = "extract the tables from this pdf invoice"
+    assert tokenize_query(text, Exploding()) == tokenize_query(text)
+
+
+def test_environment_selects_or_disables_the_dictionaries(
+    dict_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SKILLDECK_DICTIONARIES", str(dict_dir))
+    found = find_sources()
+    assert set(found.freedict) == {"deu"} and found.cedict is not None
+    monkeypatch.setenv("SKILLDECK_DICTIONARIES", "none")
+    assert not find_sources()
+
+
+def test_registry_matcher_and_warm_rank_use_the_dictionary(
+    dict_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SKILLDECK_DICTIONARIES", str(dict_dir))
+    monkeypatch.setattr(dictionary_mod, "_simplemma_tables", lemmas)
+    dictionary_mod.dictionary_for.cache_clear()
+    match_mod._MATCHER_MEMO.clear()
+    root = tmp_path / "skills"
+    for name, description in {
+        "weather-report": "Forecasts for a city, temperature and rain.",
+        "invoice-maker": "Create a PDF invoice for a customer.",
+        "git-commit": "Write commit messages for staged changes.",
+    }.items():
+        (root / name).mkdir(parents=True)
+        text = f"---\nname: {name}\ndescription: {description} {name}\n---\n\nBody.\n"
+        (root / name / "SKILL.md").write_text(text, "utf-8")
+    settings = load_settings(home=tmp_path / "home", workspace=tmp_path)
+    registry = SkillRegistry.discover(settings, roots=[root], no_defaults=True)
+    matcher = SkillMatcher.for_registry(registry)
+    query = "Wie wird das Wetter morgen in Hamburg?"
+    (best,) = matcher.rank(query, k=1)
+    assert best.name == "weather-report"
+    warm = warm_rank(registry, query, k=3)
+    assert warm is not None
+    assert [(m.name, m.score) for m in warm] == [(m.name, m.score) for m in matcher.rank(query)]
+    assert list((settings.cache_dir / "routing").glob("dictionary-*.sqlite"))
