@@ -114,7 +114,7 @@ def skills_block(
     """The level-1 block; ranked by relevance to ``task`` only when it must shorten.
     ``tools`` (this agent's tool names) leaves out skills whose ``requires-tools`` it
     lacks, computed for this block only (never written on the shared skills)."""
-    skills = registry.list()
+    skills = registry.usable()
     whole = render_available_skills(skills, budget=sys.maxsize, tools=tools)
     if len(whole) <= budget:  # everything fits in full: no ranking needed
         return whole
@@ -133,7 +133,7 @@ def compact_skills_block(
     """The compact profile's level-1 block: the ``k`` skills most relevant to ``task``
     (all skills when the task ranks none), in ``budget`` characters; the model finds
     the others with the Skill tool's ``query``."""
-    skills = registry.list()
+    skills = registry.usable()
     ranked = registry_ranking(registry, task, k=k)
     chosen = [s for s in skills if s.name in set(ranked)] if ranked else skills
     # without <location> lines: the Skill tool loads by name, and a path costs ~20
@@ -148,7 +148,9 @@ def hinter(settings: Settings, registry: SkillRegistry, *, enabled: bool | None)
     config = settings.skills.hints
     if not (config.enabled if enabled is None else enabled):
         return None
-    return registry_hinter(registry, k=config.k, threshold=config.threshold)
+    return registry_hinter(
+        registry, k=config.k, threshold=config.threshold, usable=registry.is_available
+    )
 
 
 def preloader(

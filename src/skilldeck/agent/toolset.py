@@ -164,7 +164,7 @@ def default_bound(
     are allowed at all."""
     bound: set[str] = set()
     allow_skills = definition.allow_skills if definition is not None else True
-    if allow_skills and any(s.available for s in registry.list()):
+    if allow_skills and registry.usable():
         bound.add("Skill")
     if spawning and settings.agent.max_depth >= 1:
         bound |= {"Task", "TaskOutput"}

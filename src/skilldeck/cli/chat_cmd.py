@@ -284,8 +284,10 @@ class Repl:
         """The skills ``/skill`` can load here; the ones it cannot are counted, not
         listed (``skills list --all`` says why each one is left out)."""
         registry = self._agent().skills
+        # the registry's view: enabled, and usable on this machine (not gated)
         every = registry.list(include_disabled=True) if registry is not None else []
-        usable = [s for s in every if s.enabled and s.unavailable_reason is None]  # machine
+        enabled = registry.list() if registry is not None else []
+        usable = registry.usable() if registry is not None else []
         if not usable:
             self.console.print("No usable skills found.")
         for s in usable:
@@ -293,8 +295,8 @@ class Repl:
             line.append("  " + " ".join(s.description.split())[:100])
             self.console.print(line, highlight=False)
         hidden = {
-            "unavailable": sum(1 for s in every if s.enabled and s.unavailable_reason),
-            "disabled": sum(1 for s in every if not s.enabled),
+            "unavailable": len(enabled) - len(usable),
+            "disabled": len(every) - len(enabled),
             "invalid": len({i.name for i in registry.invalid} - set(registry.names()))
             if registry is not None
             else 0,

@@ -99,7 +99,7 @@ class LoadSkillTool(_CatalogTool):
     def spec(self) -> ToolSpec:
         """The description carries the current catalog (it follows the registry)."""
         catalog = render_available_skills(
-            self.registry.list(), budget=self.registry.settings.skills.prompt_budget
+            self.registry.usable(), budget=self.registry.settings.skills.prompt_budget
         )
         return ToolSpec(
             name=self.name,

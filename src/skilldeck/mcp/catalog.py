@@ -46,7 +46,7 @@ def list_skills_payload(
     registry: SkillRegistry, *, query: str | None, limit: int
 ) -> dict[str, Any]:
     """``{"total", "skills": [...]}``; with a query, ranked best first with scores."""
-    skills = [s for s in registry.list() if s.available]
+    skills = registry.usable()
     if not query or not query.strip():
         return {"total": len(skills), "skills": [skill_summary(s) for s in skills[:limit]]}
     ranked = _rank(registry, skills, query, limit)
@@ -87,7 +87,8 @@ def skill_uri(name: str, path: str) -> str:
 
 
 def skill_resources(skills: list[Skill]) -> list[MCPResource]:
-    """``skill://<name>/SKILL.md`` for every skill, then files up to a total cap."""
+    """``skill://<name>/SKILL.md`` for every skill of ``skills`` (the usable ones:
+    ``SkillRegistry.usable()``), then files up to a total cap."""
     out = [
         MCPResource(
             uri=skill_uri(s.name, "SKILL.md"),
@@ -96,11 +97,10 @@ def skill_resources(skills: list[Skill]) -> list[MCPResource]:
             mime_type="text/markdown",
         )
         for s in skills
-        if s.available
     ]
     budget = MAX_LISTED_FILES
     for skill in skills:
-        if budget <= 0 or not skill.available:
+        if budget <= 0:
             break
         for rel in skill.list_resources()[:budget]:
             out.append(

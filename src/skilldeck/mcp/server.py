@@ -230,7 +230,7 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
         tools = await super().list_tools()
         catalog = await self._off_loop(
             lambda: render_available_skills(
-                self.registry.list(), budget=self.registry.settings.skills.prompt_budget
+                self.registry.usable(), budget=self.registry.settings.skills.prompt_budget
             )
         )
         return [
@@ -243,7 +243,7 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
     # ---- resources -------------------------------------------------------------------
 
     async def list_resources(self) -> list[MCPResource]:
-        return await self._off_loop(lambda: skill_resources(self.registry.list()))
+        return await self._off_loop(lambda: skill_resources(self.registry.usable()))
 
     async def list_resource_templates(self) -> list[MCPResourceTemplate]:
         return [
@@ -280,7 +280,7 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
     # ---- prompts ---------------------------------------------------------------------
 
     def _prompt_skills(self) -> list[Skill]:
-        return [s for s in self.registry.list() if s.metadata.user_invocable and s.available]
+        return [s for s in self.registry.usable() if s.metadata.user_invocable]
 
     async def list_prompts(self) -> list[MCPPrompt]:
         return [skill_prompt(s) for s in await self._off_loop(self._prompt_skills)]

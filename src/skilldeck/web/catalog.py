@@ -68,7 +68,7 @@ def _detail(registry: SkillRegistry, skill: Skill) -> dict[str, Any]:
         "version": skill.version,
         "path": str(skill.folder),
         "enabled": registry.is_enabled(skill),
-        "available": skill.available,
+        "available": registry.is_available(skill),
         "unavailable_reason": registry.why_unavailable(skill),
         "problems": [d.to_dict() for d in skill.diagnostics],
     }

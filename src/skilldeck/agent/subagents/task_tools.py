@@ -191,7 +191,7 @@ class TaskTool(Tool):
 
 def _skill_names(manager: Spawner) -> list[str]:
     registry = manager.registry
-    return [s.name for s in registry.list() if s.available] if registry is not None else []
+    return [s.name for s in registry.usable()] if registry is not None else []
 
 
 def _closest(name: str, names: Sequence[str]) -> list[str]:

@@ -178,7 +178,7 @@ def prompt(
     """Print the level-1 <available_skills> block a model would see."""
     registry = discover_registry(root, no_defaults)
     limit = budget if budget is not None else registry.settings.skills.prompt_budget
-    block = render_available_skills(registry.list(), budget=limit)
+    block = render_available_skills(registry.usable(), budget=limit)
     if block:
         typer.echo(block)
         return

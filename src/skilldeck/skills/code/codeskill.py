@@ -91,14 +91,14 @@ def _audit(snapshot: SourceSnapshot) -> list[Finding]:
 
 
 def check_trust(skill: Skill, *, settings: Settings) -> tuple[SourceSnapshot, Placement]:
-    """Apply ``skills.code_skills`` and decide where ``skill`` runs; refuse a disabled
-    skill and a folder that cannot be snapshotted (bytecode without source…)."""
+    """Apply ``skills.code_skills`` and decide where ``skill`` runs; refuse a folder
+    that cannot be snapshotted (bytecode without source…). A disabled skill never
+    gets here: the registry refuses it (``SkillRegistry.get``) and leaves it out of
+    ``list()``, which the Skill tool and the matcher read."""
     if settings.skills.code_skills == "off":
         raise SkillUnavailableError(
             skill.name, 'code skills are disabled (skills.code_skills = "off")'
         )
-    if not skill.enabled:
-        raise SkillUnavailableError(skill.name, "the skill is disabled")
     if not (skill.folder / "skill.py").is_file():
         raise SkillExecutionError(f"Skill {skill.name!r} has no skill.py in {skill.folder}.")
     snapshot = snapshot_code(skill.folder)

@@ -43,9 +43,11 @@ def render_available_skills(
 ) -> str:
     """The level-1 block, at most ``budget`` characters when that is at all possible.
 
-    Skills with ``disable-model-invocation`` and unavailable or disabled ones are left
-    out; with ``tools`` (the agent's tool names), also those whose ``requires-tools``
-    this agent lacks — computed here, for this block only, never stored. ``ranked``
+    ``skills`` are the ones the caller can offer (``SkillRegistry.usable()``: enabled
+    and available on this machine, the registry's view). Skills with
+    ``disable-model-invocation`` are left out; with ``tools`` (the agent's tool
+    names), also those whose ``requires-tools`` this agent lacks — computed here, for
+    this block only, never stored. ``ranked``
     (names, most relevant first) puts those skills first and keeps them in full the
     longest; the others follow in the order given.
     """
@@ -96,7 +98,7 @@ class _Fitter:
 
 
 def _visible(skill: Skill, tools: set[str] | frozenset[str] | None) -> bool:
-    if not skill.available or skill.metadata.disable_model_invocation:
+    if skill.metadata.disable_model_invocation:
         return False
     return tools is None or tools_reason(skill, tools) is None
 

@@ -23,11 +23,12 @@ What is checked, all from frontmatter:
 
 Two scopes, never mixed (issue 16): bins, env and compatibility are facts of the
 *machine*, the same for every agent, so the registry computes them once per refresh
-(:func:`apply_gating`, the registry's view kept on ``Skill.unavailable_reason``).
+(:func:`machine_gating`, whose answer the registry keeps as its own view).
 ``requires-tools`` is a fact of *one agent's* tool set, so it is computed per call
 (:func:`unavailable_for`) and never written anywhere: the registry and its skills
 are shared by a parent and its sub-agents (and, in a server, by many sessions), and
-one agent's tool set must not change what another is offered.
+one agent's tool set must not change what another is offered. Neither is written
+onto a ``Skill``.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ import os
 import re
 import shutil
 import sys
-import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -52,9 +52,9 @@ if TYPE_CHECKING:
     from skilldeck.skills.execution.secrets import SecretStore
 
 __all__ = [
-    "apply_gating",
     "compatibility_problem",
     "gating_reason",
+    "machine_gating",
     "machine_reason",
     "tools_reason",
     "unavailable_for",
@@ -80,10 +80,6 @@ _PYTHON_MIN = re.compile(
     r"\bpython\s*(?:(?:>=|≥|version\s+)?\s*(?P<v1>3\.\d+)\s*\+|>=\s*(?P<v2>3\.\d+)|≥\s*(?P<v3>3\.\d+))",
     re.I,
 )
-
-
-#: skills whose current ``unavailable_reason`` was set here (so re-gating may clear it)
-_GATED: weakref.WeakSet[Skill] = weakref.WeakSet()
 
 
 def _platform_family(platform: str) -> str:
@@ -214,40 +210,32 @@ def gating_reason(
     return "; ".join(r for r in reasons if r) or None
 
 
-def unavailable_for(skill: Skill, available_tools: set[str] | frozenset[str] | None) -> str | None:
+def unavailable_for(
+    skill: Skill,
+    available_tools: set[str] | frozenset[str] | None,
+    machine: str | None = None,
+) -> str | None:
     """Why the agent with ``available_tools`` cannot use ``skill``: its own missing
-    tools, then the machine-level reason the registry recorded. Reads, never writes."""
-    reasons = [tools_reason(skill, available_tools), skill.unavailable_reason]
+    tools, then ``machine``, the machine-level reason the registry computed at its
+    last refresh. Reads, never writes."""
+    reasons = [tools_reason(skill, available_tools), machine]
     return "; ".join(r for r in reasons if r) or None
 
 
-def apply_gating(
-    skills: Iterable[Skill], *, available_tools: set[str] | frozenset[str] | None = None
-) -> None:
-    """Set (or clear) the *machine-level* ``unavailable_reason`` of each skill.
-
-    Only the registry calls this, on each refresh. A reason set by someone else (one
-    that does not come from gating) is kept. Per-agent gating is not written: passing
-    a tool set is refused (use :func:`unavailable_for`).
-    """
-    if available_tools is not None:
-        raise TypeError(
-            "apply_gating writes machine-level gating only; use unavailable_for(skill, tools)"
-        )
+def machine_gating(skills: Iterable[Skill]) -> dict[Skill, str]:
+    """The *machine-level* reason of each skill that cannot be used on this machine
+    (skills that can are left out). The registry calls this once per refresh and
+    keeps the answer as its own view; nothing is written onto the skills."""
     store: SecretStore | None = None
+    reasons: dict[Skill, str] = {}
     for skill in skills:
         meta = skill.gating_fields()
-        gated_before = skill.unavailable_reason is not None and skill in _GATED
-        wants = meta.requires_bins or meta.requires_env or meta.compatibility
-        if not (wants or gated_before or _declares_needs(skill)):
+        needs = _declares_needs(skill)
+        if not (meta.requires_bins or meta.requires_env or meta.compatibility or needs):
             continue  # the common case, kept cheap: registries hold thousands of skills
-        if store is None and _declares_needs(skill):
+        if store is None and needs:
             store = _execution.secret_store()
         reason = machine_reason(skill, store=store)
-        if skill.unavailable_reason is not None and not gated_before:
-            continue
-        skill.unavailable_reason = reason
-        if reason is None:
-            _GATED.discard(skill)
-        else:
-            _GATED.add(skill)
+        if reason is not None:
+            reasons[skill] = reason
+    return reasons

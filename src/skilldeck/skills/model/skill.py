@@ -9,10 +9,9 @@ use (:mod:`.stored`: the fast constructors and the decoding).
 Speed note: the slot layout is justified by ``python -m bench discovery`` (figure
 ``warm``, ratio to skills-ref).
 
-Registry state: ``enabled`` and ``unavailable_reason`` are written by the registry
-once per refresh (config's disabled list, machine-level gating); ask the registry
-(``SkillRegistry.is_enabled`` / ``why_unavailable``) rather than the skill.
-Per-agent availability (``requires-tools``) is never stored here.
+A skill holds facts only. Whether it can be used (config's disabled list,
+machine-level gating, one agent's tools) is the registry's view: ask
+``SkillRegistry.is_enabled`` / ``why_unavailable`` / ``is_available``.
 """
 
 from __future__ import annotations
@@ -111,8 +110,8 @@ class Skill(StoredFields):
     Equality is identity (two loads of one folder are two skills).
     """
 
-    # What every skill sets is in slots; what is usually left as it starts (enabled,
-    # not gated, no model built yet) and what is derived on first use (paths, decoded
+    # What every skill sets is in slots; what is usually left as it starts (not
+    # gated, no model built yet) and what is derived on first use (paths, decoded
     # snapshot fields, diagnostics, body) has a class-level default and lands in the
     # instance dict only when set, so a discovered skill costs nine stores.
     __slots__ = (
@@ -137,13 +136,6 @@ class Skill(StoredFields):
     root: Path | None
     source: SkillSource
 
-    #: written by the registry at refresh (config's disabled list); ask
-    #: ``SkillRegistry.is_enabled`` instead of reading it.
-    enabled: bool = True
-    #: when set, the skill is known but cannot be used on this machine (machine-level
-    #: gating, written by the registry at refresh), and why; ask
-    #: ``SkillRegistry.why_unavailable``, which adds the per-agent reasons.
-    unavailable_reason: str | None = None
     #: whether a gating field is set, for a skill whose metadata is not built yet
     _gate: bool = False
     _metadata: SkillMetadata | None = None
@@ -163,9 +155,7 @@ class Skill(StoredFields):
         root: Path | None = None,
         body_offset: int = 0,
         kind: SkillKind = SkillKind.PROMPT,
-        enabled: bool = True,
         diagnostics: list[Diagnostic] | None = None,
-        unavailable_reason: str | None = None,
         _body: str | None = None,
     ) -> None:
         self.metadata = metadata
@@ -176,9 +166,7 @@ class Skill(StoredFields):
         self.root = root
         self.body_offset = body_offset
         self.kind = kind
-        self.enabled = enabled
         self._diagnostics = [] if diagnostics is None else diagnostics
-        self.unavailable_reason = unavailable_reason
         if _body is not None:
             self._body = _body
 
@@ -332,18 +320,12 @@ class Skill(StoredFields):
             return rows
         return self.diagnostic_rows() if self._diagnostics is not None else []  # reloaded
 
-    # ---- state -------------------------------------------------------------------
-
-    @property
-    def available(self) -> bool:
-        return self.enabled and self.unavailable_reason is None
-
     def __repr__(self) -> str:
         return (
             f"Skill(metadata={self.metadata!r}, folder={self.folder!r}, "
             f"skill_md={self.skill_md!r}, source={self.source!r}, root={self.root!r}, "
-            f"body_offset={self.body_offset!r}, kind={self.kind!r}, enabled={self.enabled!r}, "
-            f"diagnostics={self.diagnostics!r}, unavailable_reason={self.unavailable_reason!r})"
+            f"body_offset={self.body_offset!r}, kind={self.kind!r}, "
+            f"diagnostics={self.diagnostics!r})"
         )
 
     # ---- level 2 -------------------------------------------------------------

@@ -31,9 +31,12 @@ ConflictMode = Literal["resolve", "reject"]
 
 
 class SkillLookup(Protocol):
-    """What composition needs from a registry."""
+    """What composition needs from a registry: the skill a name means, and the
+    registry's view of whether it can be used (None: it can)."""
 
     def get(self, name: str, version: str | None = None) -> Skill: ...
+
+    def why_unavailable(self, skill: Skill) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -149,8 +152,8 @@ def _resolve(refs: Sequence[str], lookup: SkillLookup, out: list[Diagnostic]) ->
         except SkillNotFoundError as e:
             out.append(_diag("SD301", "unknown-skill", str(e)))
             continue
-        if not skill.available:
-            reason = skill.unavailable_reason or "it is disabled"
+        reason = lookup.why_unavailable(skill)
+        if reason is not None:
             out.append(
                 _diag("SD308", "skill-unavailable", f"Skill {name!r} cannot be used: {reason}.")
             )

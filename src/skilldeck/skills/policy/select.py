@@ -128,7 +128,7 @@ def _available(lookup: SkillLookup, name: str) -> Skill | None:
         skill = lookup.get(name)
     except SkillNotFoundError:
         return None
-    return skill if skill.available else None
+    return skill if lookup.why_unavailable(skill) is None else None
 
 
 def _pipeline(pipeline: Sequence[str], lookup: SkillLookup, conflicts: ConflictMode) -> list[str]:

@@ -1,6 +1,8 @@
 """What the registry reports: one entry per candidate skill, shadowing, refreshes.
 
-Plain data with ``to_dict()`` for ``--json``; :mod:`.registry` builds them.
+Plain data with ``to_dict()`` for ``--json``; :mod:`.registry` builds them with
+:func:`candidate_entry` and :func:`invalid_entry` from its precedence pass and its
+view of availability.
 """
 
 from __future__ import annotations
@@ -8,12 +10,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skilldeck.skills.model.diagnostics import Diagnostic
 from skilldeck.skills.model.skill import Skill, SkillSource
 
-__all__ = ["EntryStatus", "RefreshResult", "Shadowing", "SkillEntry", "active_row"]
+if TYPE_CHECKING:
+    from skilldeck.skills.discovery import InvalidSkill
+    from skilldeck.skills.registry.availability import Availability
+    from skilldeck.skills.registry.precedence import Resolution
+
+__all__ = [
+    "EntryStatus",
+    "RefreshResult",
+    "Shadowing",
+    "SkillEntry",
+    "active_row",
+    "candidate_entry",
+    "invalid_entry",
+]
 
 
 class EntryStatus(StrEnum):
@@ -39,7 +54,7 @@ class SkillEntry:
     reason: str | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
     #: the registry's view of the name (``SkillRegistry.is_enabled``); None for an
-    #: entry built elsewhere, which falls back on what the skill object says
+    #: entry built elsewhere, which counts a skill as enabled
     enabled: bool | None = None
 
     @property
@@ -59,7 +74,7 @@ class SkillEntry:
             "skill_md": str(self.skill_md) if self.skill_md else None,
             "source": str(self.source),
             "kind": str(skill.kind) if skill else None,
-            "enabled": self.enabled if self.enabled is not None else bool(skill and skill.enabled),
+            "enabled": self.enabled if self.enabled is not None else skill is not None,
             "version": skill.version if skill else None,
             "status": str(self.status),
             "shadowed_by": str(self.shadowed_by) if self.shadowed_by else None,
@@ -71,6 +86,49 @@ class SkillEntry:
 
 def _problem(d: Diagnostic) -> dict[str, Any]:
     return {"code": d.code, "message": d.message, "line": d.line}
+
+
+def candidate_entry(skill: Skill, resolution: Resolution, view: Availability) -> SkillEntry:
+    """The entry of one candidate: shadowed (and by what), or its name's winner,
+    active, disabled or unavailable (and why) in the registry's ``view``."""
+    winner = resolution.winners[skill.name]
+    enabled = view.is_enabled(skill)
+    shadowed_by, reason = None, None
+    if skill is not winner:
+        status, shadowed_by = EntryStatus.SHADOWED, winner.folder
+        reason = resolution.why_hidden(winner, skill)
+    else:
+        reason = view.why_unavailable(skill)
+        status = EntryStatus.ACTIVE
+        if not enabled:
+            status = EntryStatus.DISABLED
+        elif reason is not None:
+            status = EntryStatus.UNAVAILABLE
+    return SkillEntry(
+        skill.name,
+        status,
+        skill.source,
+        skill.folder,
+        skill.skill_md,
+        skill,
+        shadowed_by=shadowed_by,
+        reason=reason,
+        diagnostics=tuple(skill.diagnostics),
+        enabled=enabled,
+    )
+
+
+def invalid_entry(bad: InvalidSkill) -> SkillEntry:
+    """The entry of a skill that failed to load, with its diagnostics."""
+    return SkillEntry(
+        bad.name,
+        EntryStatus.INVALID,
+        bad.source,
+        bad.folder,
+        bad.skill_md,
+        diagnostics=tuple(bad.diagnostics),
+        enabled=False,
+    )
 
 
 def active_row(skill: Skill) -> dict[str, Any]:

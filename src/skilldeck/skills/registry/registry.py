@@ -4,16 +4,18 @@ Candidates for a name come, highest precedence first, from skills registered in
 code, then from discovery's roots in order (:mod:`.discover`). The first candidate
 wins unless ``override_version`` picked another; the others are *shadowed* and stay
 visible through :meth:`SkillRegistry.entries` and :meth:`SkillRegistry.shadowing`, so
-"why is my skill not used?" always has an answer. Disabled names (``skills.disabled``
-in config) keep their winner but mark it disabled; :meth:`SkillRegistry.list` leaves
-those out. Skills that failed to load are kept as ``invalid`` entries with their
-diagnostics; one broken skill never stops the others.
+"why is my skill not used?" always has an answer (the precedence pass is
+:mod:`.precedence`). Disabled names (``skills.disabled`` in config) keep their
+winner, which the registry's view calls disabled; :meth:`SkillRegistry.list` leaves
+those out. Whether a skill can be used (enabled, machine-level gating, per-agent
+tools) is that view (:mod:`.availability`), never written onto a ``Skill``. Skills
+that failed to load are kept as ``invalid`` entries with their diagnostics; one
+broken skill never stops the others.
 """
 
 from __future__ import annotations
 
 import builtins
-import itertools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,17 +30,19 @@ from skilldeck.skills.discovery.discover import (
     gc_paused,
     resolve_roots,
 )
-from skilldeck.skills.execution import apply_gating, unavailable_for
 from skilldeck.skills.model.diagnostics import Diagnostic
 from skilldeck.skills.model.skill import Skill
+from skilldeck.skills.registry.availability import Availability
 from skilldeck.skills.registry.entries import (
     EntryStatus,
     RefreshResult,
     Shadowing,
     SkillEntry,
     active_row,
+    candidate_entry,
+    invalid_entry,
 )
-from skilldeck.skills.scanning import apply_quarantine
+from skilldeck.skills.registry.precedence import resolve_candidates
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
@@ -156,15 +160,15 @@ class SkillRegistry:
     def list(self, *, include_disabled: bool = False) -> builtins.list[Skill]:
         """The winning skill of every name, sorted by name; disabled ones only on request."""
         winners = self._winners
-        if include_disabled or not self._disabled:
+        disabled = self._view.disabled
+        if include_disabled or not disabled:
             return [winners[n] for n in sorted(winners)]
-        return [winners[n] for n in sorted(winners) if n not in self._disabled]
+        return [winners[n] for n in sorted(winners) if n not in disabled]
 
     def is_enabled(self, skill: Skill) -> bool:
         """Whether ``skill``'s name is enabled (not in ``skills.disabled``): the
-        registry's view, as of the last refresh. ``Skill.enabled`` mirrors it for
-        older readers; ask here."""
-        return skill.name not in self._disabled
+        registry's view, as of the last refresh."""
+        return self._view.is_enabled(skill)
 
     def why_unavailable(
         self, skill: Skill, *, tools: set[str] | frozenset[str] | None = None
@@ -173,13 +177,16 @@ class SkillRegistry:
         unknown), or None when it can: disabled, missing tools, then the machine-level
         gating computed at the last refresh. A per-call view: nothing is written, so
         agents with different tools sharing this registry never see each other's."""
-        if not self.is_enabled(skill):
-            return "disabled in config"
-        return unavailable_for(skill, tools)
+        return self._view.why_unavailable(skill, tools)
+
+    def is_available(self, skill: Skill, *, tools: set[str] | frozenset[str] | None = None) -> bool:
+        """Whether an agent holding ``tools`` can use ``skill`` (see :meth:`why_unavailable`)."""
+        return self._view.why_unavailable(skill, tools) is None
 
     def usable(self, *, tools: set[str] | frozenset[str] | None = None) -> builtins.list[Skill]:
         """The enabled skills an agent holding ``tools`` can use, sorted by name."""
-        return [s for s in self.list() if self.why_unavailable(s, tools=tools) is None]
+        view = self._view
+        return [s for s in self.list() if view.why_unavailable(s, tools) is None]
 
     def versions(self, name: str) -> builtins.list[Skill]:
         """Every candidate for ``name`` (registered and discovered), precedence order."""
@@ -242,23 +249,13 @@ class SkillRegistry:
 
     def entries(self) -> builtins.list[SkillEntry]:
         """Every candidate and every broken skill, sorted by name then precedence."""
-        rows: builtins.list[SkillEntry] = []
-        for name in sorted(self._winners):
-            winner = self._winners[name]
-            for skill in self._group(name):
-                rows.append(self._entry(skill, winner))
-        for bad in self._discovery.invalid:
-            rows.append(
-                SkillEntry(
-                    bad.name,
-                    EntryStatus.INVALID,
-                    bad.source,
-                    bad.folder,
-                    bad.skill_md,
-                    diagnostics=tuple(bad.diagnostics),
-                    enabled=False,
-                )
-            )
+        resolution, view = self._resolution, self._view
+        rows = [
+            candidate_entry(skill, resolution, view)
+            for name in sorted(self._winners)
+            for skill in resolution.group(name)
+        ]
+        rows += [invalid_entry(bad) for bad in self._discovery.invalid]
         rows.sort(key=lambda e: e.name)
         return rows
 
@@ -266,69 +263,22 @@ class SkillRegistry:
         """``[e.to_dict() for e in entries() if e.status == "active"]``, built without
         the entries (see :func:`.entries.active_row`): what ``skills list --json``
         prints."""
-        winners = self._winners
+        winners, view = self._winners, self._view
         return [
             active_row(skill)
             for skill in (winners[n] for n in sorted(winners))
-            if skill.unavailable_reason is None and self.is_enabled(skill)
+            if view.why_unavailable(skill) is None
         ]
-
-    def _entry(self, skill: Skill, winner: Skill) -> SkillEntry:
-        diags = tuple(skill.diagnostics)
-        if skill is not winner:
-            return SkillEntry(
-                skill.name,
-                EntryStatus.SHADOWED,
-                skill.source,
-                skill.folder,
-                skill.skill_md,
-                skill,
-                shadowed_by=winner.folder,
-                reason=self._why(winner, skill),
-                diagnostics=diags,
-                enabled=self.is_enabled(skill),
-            )
-        enabled = self.is_enabled(skill)
-        status, reason = EntryStatus.ACTIVE, self.why_unavailable(skill)
-        if not enabled:
-            status = EntryStatus.DISABLED
-        elif reason is not None:
-            status = EntryStatus.UNAVAILABLE
-        return SkillEntry(
-            skill.name,
-            status,
-            skill.source,
-            skill.folder,
-            skill.skill_md,
-            skill,
-            reason=reason,
-            diagnostics=diags,
-            enabled=enabled,
-        )
 
     def shadowing(self) -> builtins.list[Shadowing]:
         """Which skill hides which, and why, sorted by name."""
-        report: builtins.list[Shadowing] = []
-        for name in sorted(self._groups):
-            winner = self._winners[name]
-            for skill in self._groups[name]:
-                if skill is not winner:
-                    report.append(Shadowing(name, winner, skill, self._why(winner, skill)))
-        return report
-
-    def _why(self, winner: Skill, hidden: Skill) -> str:
-        if self._overrides.get(winner.name) == winner.version and winner.version is not None:
-            return f"version {winner.version} chosen with override_version"
-        if id(winner) in self._registered_ids:
-            if id(hidden) in self._registered_ids:
-                return f"registered later than the one in {hidden.folder}"
-            return "registered in code, which beats discovered skills"
-        if winner.root == hidden.root:
-            return f"same root {winner.root}; {winner.folder} comes first in scan order"
-        return (
-            f"{winner.source} root {winner.root} has precedence over "
-            f"{hidden.source} root {hidden.root}"
-        )
+        resolution = self._resolution
+        return [
+            Shadowing(name, winner, skill, resolution.why_hidden(winner, skill))
+            for name, winner in sorted(self._winners.items())
+            for skill in resolution.groups.get(name, ())
+            if skill is not winner
+        ]
 
     # ---- change tracking ---------------------------------------------------------------
 
@@ -354,7 +304,7 @@ class SkillRegistry:
             name: (
                 str(skill.skill_md),
                 stats.get(str(skill.skill_md)),
-                id(skill) if id(skill) in self._registered_ids else None,
+                id(skill) if id(skill) in self._resolution.registered_ids else None,
             )
             for name, skill in self._winners.items()
         }
@@ -384,65 +334,28 @@ class SkillRegistry:
         self._resolve()
 
     def _resolve(self) -> None:
-        """Recompute candidates, winners and enabled flags from the current inputs.
-
-        The registry's view (disabled names, machine-level gating) is also written
-        onto each shared ``Skill`` (``enabled``, ``unavailable_reason``) once here, as
-        facts of this refresh for older readers; :meth:`is_enabled` and
-        :meth:`why_unavailable` are the API. Nothing per agent is ever written.
-
-        One pass over thousands of skills on every discovery, so it stays flat and
-        allocates little: a name with one candidate (nearly all) gets no list of its
-        own (see :meth:`_group`), and only skills that can be gated go to gating.
-        """
-        first: dict[str, Skill] = {}  # the first candidate of every name
-        groups: dict[str, builtins.list[Skill]] = {}  # all of them, where there are several
-        removed = self._removed
-        disabled = set(self.settings.skills.disabled)
-        gated: builtins.list[Skill] = []
-        scans = (scan.skills for scan in self._discovery.roots)
-        for skill in itertools.chain(self._registered, *scans):
-            name = skill.name
-            if removed and name in removed:
-                continue
-            head = first.get(name)
-            if head is None:
-                first[name] = skill
-            elif name in groups:
-                groups[name].append(skill)
-            else:
-                groups[name] = [head, skill]
-            enabled = not disabled or name not in disabled
-            if skill.enabled is not enabled:  # written only when it changes: most never do
-                skill.enabled = enabled
-            # only a skill that sets a gating field, or was gated, can change
-            if skill.unavailable_reason is not None or skill.may_be_gated():
-                gated.append(skill)
-        winners = first
-        if self._overrides:
-            winners = dict(first)
-            for name, wanted in self._overrides.items():
-                chosen = next((s for s in groups.get(name, ()) if s.version == wanted), None)
-                if chosen is not None:
-                    winners[name] = chosen
-        self._groups = groups
-        self._winners = winners
-        self._disabled = disabled
-        self._registered_ids = {id(s) for s in self._registered}
-        # requires-bins / requires-env / compatibility: machine-level, once per refresh;
-        # requires-tools is per agent (why_unavailable), never written here
-        apply_gating(gated)
-        # skills of roots not marked trusted (~/.claude/skills, skills.dirs…) with
-        # high-severity scanner findings: quarantined, a verdict cached by content
-        apply_quarantine(self._discovery.roots, self.settings)
+        """Recompute candidates and winners (:mod:`.precedence`), then the registry's
+        view of them (:mod:`.availability`): disabled names, and machine-level gating
+        and quarantine, computed once here. Nothing is written onto the skills, and
+        nothing per agent is computed here."""
+        resolution = resolve_candidates(
+            self._registered,
+            (scan.skills for scan in self._discovery.roots),
+            removed=self._removed,
+            overrides=self._overrides,
+        )
+        self._resolution = resolution
+        self._winners = resolution.winners
+        self._view = Availability.compute(
+            self.settings.skills.disabled,
+            resolution.may_be_gated,
+            self._discovery.roots,
+            self.settings,
+        )
 
     def _group(self, name: str) -> builtins.list[Skill]:
         """Every candidate for ``name``, highest precedence first."""
-        group = self._groups.get(name)
-        if group is not None:
-            return group
-        skill = self._winners.get(name)
-        return [skill] if skill is not None else []
+        return self._resolution.group(name)
 
     def _suggest(self, name: str) -> builtins.list[str]:
         names = set(self._winners) | {i.name for i in self._discovery.invalid}

@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck.errors import SkillError
+from skilldeck.skills.model.skill import Skill
+from skilldeck.skills.routing.hints import hintable
 from skilldeck.skills.routing.match import SkillMatcher
 
 __all__ = [
@@ -240,13 +242,16 @@ def _str_or_none(value: Any) -> str | None:
 # ---- running ---------------------------------------------------------------------------
 
 
-def router_picker(matcher: SkillMatcher, *, threshold: float) -> Picker:
-    """The router's pick for a request: its best model-invocable skill, when that
-    skill's normalised score reaches ``threshold`` (the hint threshold)."""
+def router_picker(
+    matcher: SkillMatcher, *, threshold: float, usable: Callable[[Skill], bool] | None = None
+) -> Picker:
+    """The router's pick for a request: its best model-invocable skill (and usable,
+    when ``usable`` gives the registry's view), when that skill's normalised score
+    reaches ``threshold`` (the hint threshold)."""
 
     def pick(query: str) -> str | None:
         for m in matcher.rank(query, k=5):
-            if m.skill.available and not m.skill.metadata.disable_model_invocation:
+            if hintable(m.skill, usable):
                 return m.name if m.score >= threshold else None
         return None
 

@@ -57,21 +57,25 @@ class Ranker(Protocol):
 
 
 def skill_hint(
-    matcher: Ranker, message: str, *, k: int, threshold: float
+    matcher: Ranker,
+    message: str,
+    *,
+    k: int,
+    threshold: float,
+    usable: Callable[[Skill], bool] | None = None,
 ) -> tuple[str, list[str]] | None:
     """``(hint text, skill names)`` for the top ``k`` skills scoring ≥ ``threshold``.
 
     Skills the model may not invoke (``disable-model-invocation``) or that are
-    unavailable here (disabled, gated) are never hinted. None when nothing passes.
+    unavailable here (``usable`` says no: the registry's view, e.g.
+    ``SkillRegistry.is_available``) are never hinted. None when nothing passes.
     """
     if k <= 0 or not message.strip():
         return None
     picked = [
         m
         for m in matcher.rank(message, k=k * 3)
-        if m.score >= threshold
-        and m.skill.available
-        and not m.skill.metadata.disable_model_invocation
+        if m.score >= threshold and hintable(m.skill, usable)
     ][:k]
     if not picked:
         return None
@@ -93,23 +97,32 @@ def hint_from_settings(
     return skill_hint(matcher, message, k=hints.k, threshold=hints.threshold)
 
 
-def hintable(skill: Skill) -> bool:
-    """Whether a hint may name ``skill``: usable here and invocable by the model."""
-    return skill.available and not skill.metadata.disable_model_invocation
+def hintable(skill: Skill, usable: Callable[[Skill], bool] | None = None) -> bool:
+    """Whether a hint may name ``skill``: usable here (``usable``, the registry's
+    view; None: every skill is) and invocable by the model."""
+    if skill.metadata.disable_model_invocation:
+        return False
+    return usable is None or usable(skill)
 
 
 def registry_hinter(
-    registry: RegistryLike, *, k: int, threshold: float
+    registry: RegistryLike,
+    *,
+    k: int,
+    threshold: float,
+    usable: Callable[[Skill], bool] | None = None,
 ) -> Callable[[str], tuple[str, list[str]] | None]:
-    """A per-message hinter over ``registry``: it ranks nothing (and builds no index)
-    for an empty message or while no skill is hintable."""
+    """A per-message hinter over ``registry`` (``usable``: its view of which skills
+    can be used): it ranks nothing (and builds no index) for an empty message or
+    while no skill is hintable."""
 
     def hint(message: str) -> tuple[str, list[str]] | None:
         if k <= 0 or not message.strip():
             return None
-        if not any(hintable(s) for s in registry.list()):
+        if not any(hintable(s, usable) for s in registry.list()):
             return None
-        return skill_hint(_matcher(registry), message, k=k, threshold=threshold)
+        matcher = _matcher(registry)
+        return skill_hint(matcher, message, k=k, threshold=threshold, usable=usable)
 
     return hint
 

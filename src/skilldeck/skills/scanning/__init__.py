@@ -27,9 +27,9 @@ if TYPE_CHECKING:
     from skilldeck.skills.scanning.verdicts import (
         QUARANTINE_PREFIX,
         TRUSTED_MARKER,
-        apply_quarantine,
         install_check,
         quarantine_reason,
+        quarantined,
         root_is_trusted,
     )
 
@@ -47,7 +47,7 @@ _HOME: dict[str, str] = {
     "skill_files": "files",
     "QUARANTINE_PREFIX": "verdicts",
     "TRUSTED_MARKER": "verdicts",
-    "apply_quarantine": "verdicts",
+    "quarantined": "verdicts",
     "install_check": "verdicts",
     "quarantine_reason": "verdicts",
     "root_is_trusted": "verdicts",
@@ -61,10 +61,10 @@ __all__ = [
     "Rule",
     "ScanReport",
     "Severity",
-    "apply_quarantine",
     "describe",
     "install_check",
     "quarantine_reason",
+    "quarantined",
     "root_is_trusted",
     "scan_file",
     "scan_paths",

@@ -10,7 +10,7 @@ marketplace. Those roots are *not trusted* unless they hold a ``.skilldeck-trust
 marker file; skilldeck's own roots (``$SKILLDECK_HOME/skills``,
 ``./.skilldeck/skills``: installs were scanned), ``--root`` folders given on the
 command line and the bundled skills are. A skill in an untrusted root whose content
-has a high-severity finding is *quarantined*: the registry marks it unavailable with
+has a high-severity finding is *quarantined*: the registry holds it unavailable with
 the reason (``skills list --all`` shows it) and it is never offered to the model.
 
 Discovery stays fast: the registry asks this module on each refresh, and an answer
@@ -45,9 +45,9 @@ if TYPE_CHECKING:
 __all__ = [
     "QUARANTINE_PREFIX",
     "TRUSTED_MARKER",
-    "apply_quarantine",
     "install_check",
     "quarantine_reason",
+    "quarantined",
     "root_is_trusted",
 ]
 
@@ -123,14 +123,16 @@ def root_is_trusted(path: Path, source: SkillSource, settings: Settings) -> bool
     return os.path.isfile(os.path.join(path, TRUSTED_MARKER))
 
 
-def apply_quarantine(scans: Sequence[_ScanLike], settings: Settings) -> None:
-    """Mark (or clear) ``unavailable_reason`` on every skill of an untrusted root.
+def quarantined(scans: Sequence[_ScanLike], settings: Settings) -> dict[Skill, str]:
+    """The quarantine reason of each skill of an untrusted root that has one.
 
-    The registry calls this on each refresh, after machine gating. A reason that
-    someone else set is kept; a quarantine that no longer applies is cleared."""
+    The registry calls this on each refresh and keeps the answer as its own view
+    (after machine gating, whose reason comes first); nothing is written onto the
+    skills."""
+    found: dict[Skill, str] = {}
     untrusted = [s for s in scans if not root_is_trusted(s.root.path, s.root.source, settings)]
     if not untrusted or not any(scan.skills for scan in untrusted):
-        return
+        return found
     cache: _VerdictCache | None = None
     for scan in untrusted:
         for skill in scan.skills:
@@ -138,14 +140,11 @@ def apply_quarantine(scans: Sequence[_ScanLike], settings: Settings) -> None:
             if known is None:
                 cache = cache if cache is not None else _VerdictCache(settings.cache_dir)
                 known = _BY_SKILL[skill] = quarantine_reason(skill.folder, cache) or ""
-            reason = known or None
-            current = skill.unavailable_reason
-            if reason is not None and (current is None or current.startswith(QUARANTINE_PREFIX)):
-                skill.unavailable_reason = reason
-            elif reason is None and current is not None and current.startswith(QUARANTINE_PREFIX):
-                skill.unavailable_reason = None
+            if known:
+                found[skill] = known
     if cache is not None:
         cache.save()
+    return found
 
 
 def quarantine_reason(folder: Path, cache: _VerdictCache | None = None) -> str | None:

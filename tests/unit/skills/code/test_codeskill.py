@@ -30,6 +30,7 @@ from skilldeck.skills.code import (
 from skilldeck.skills.code._srcimport import snapshot_code
 from skilldeck.skills.model.skill import Skill, SkillKind, SkillSource
 from skilldeck.skills.model.spec import SkillMetadata
+from skilldeck.skills.registry import SkillRegistry
 
 pytestmark = pytest.mark.anyio
 
@@ -168,10 +169,15 @@ def test_code_skills_off_refuses(tmp_path: Path) -> None:
 
 
 def test_disabled_skill_is_not_imported(tmp_path: Path) -> None:
+    """Disabled is the registry's view: it refuses the skill (and lists it for no
+    matcher) before anything could import its code."""
     skill = make_code_skill(tmp_path, GOOD)
-    skill.enabled = False
+    conf = Settings(skills={"code_skills": "on", "disabled": [skill.name]})
+    registry = SkillRegistry(conf)
+    registry.register(skill)
     with pytest.raises(SkillUnavailableError, match="disabled"):
-        load_code_skill(skill, settings=settings("on"))
+        registry.get(skill.name)
+    assert registry.list() == [] and registry.usable() == []
 
 
 RISKY = """

@@ -15,10 +15,10 @@ from skilldeck.sandbox import bwrap_argv
 from skilldeck.skills.execution import (
     ScriptRunner,
     SecretStore,
-    apply_gating,
     credential_env,
     declared_credentials,
     expand_dynamic_context,
+    machine_gating,
     machine_reason,
     shell_runner,
     started_by,
@@ -99,11 +99,10 @@ def test_a_missing_required_credential_gates_the_skill_with_a_hint(
     reason = machine_reason(skill, store=store)
     assert reason is not None and "GITHUB_TOKEN" in reason
     assert "skilldeck secrets set GITHUB_TOKEN" in reason
-    apply_gating([skill])  # the registry's call: the default store of SKILLDECK_HOME
-    assert skill.unavailable_reason == reason
+    # the registry's call: the default store of SKILLDECK_HOME
+    assert machine_gating([skill]) == {skill: reason}
     store.set("GITHUB_TOKEN", TOKEN, skill="gh")
-    apply_gating([skill])
-    assert skill.unavailable_reason is None
+    assert machine_gating([skill]) == {}
 
 
 def test_an_optional_credential_never_gates(tmp_path: Path, store: SecretStore) -> None:

@@ -49,13 +49,11 @@ def test_location_is_escaped_too(tmp_path: Path) -> None:
     assert f"<location>{tmp_path}/a&amp;b/SKILL.md</location>" in block
 
 
-def test_hidden_and_unavailable_skills_are_left_out() -> None:
+def test_skills_the_model_may_not_invoke_are_left_out() -> None:
+    """(Disabled and unavailable skills are the caller's to leave out: it passes
+    ``SkillRegistry.usable()``.)"""
     hidden = make("hidden", disable_model_invocation=True)
-    disabled = make("disabled")
-    disabled.enabled = False
-    gated = make("gated")
-    gated.unavailable_reason = "needs gh"
-    block = render_available_skills([make("shown"), hidden, disabled, gated])
+    block = render_available_skills([make("shown"), hidden])
     assert list(descriptions(block)) == ["shown"]
     assert "more skill" not in block  # left out on purpose, not for lack of room
     assert render_available_skills([hidden]) == ""

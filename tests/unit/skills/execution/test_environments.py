@@ -16,8 +16,8 @@ from skilldeck.skills.execution import (
     ENVS_RECORD,
     Environments,
     ScriptRunner,
-    apply_gating,
     environment_key,
+    machine_gating,
     machine_reason,
     read_requirements,
 )
@@ -112,8 +112,7 @@ async def test_a_failed_build_makes_the_skill_unavailable_with_the_reason(
     reason = machine_reason(skill)
     assert reason is not None and "failed to build" in reason
     assert "skilldeck skills deps broken --rebuild" in reason
-    apply_gating([skill])
-    assert skill.unavailable_reason == reason
+    assert machine_gating([skill]) == {skill: reason}
     settings = Settings(
         workspace=tmp_path, home=skilldeck_home, sandbox=SandboxSettings(mode="off")
     )
@@ -122,8 +121,7 @@ async def test_a_failed_build_makes_the_skill_unavailable_with_the_reason(
     # fixed requirements: a new key, no recorded failure, available again
     (skill.folder / "requirements.txt").write_text("tinydep==1.0\n", encoding="utf-8")
     assert machine_reason(skill) is None
-    apply_gating([skill])
-    assert skill.unavailable_reason is None
+    assert machine_gating([skill]) == {}
 
 
 def test_a_code_skill_with_requirements_is_refused_with_a_reason(tmp_path: Path) -> None:

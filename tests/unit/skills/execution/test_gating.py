@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from skilldeck.skills.execution import apply_gating, compatibility_problem, gating_reason
+from skilldeck.skills.execution import compatibility_problem, gating_reason, machine_gating
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.model.spec import SkillMetadata
 
@@ -87,20 +87,12 @@ def test_compatibility_python_version(text: str, blocked: bool) -> None:
     assert (found is not None) is blocked
 
 
-def test_apply_gating_sets_and_clears_its_own_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_machine_gating_answers_and_writes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     needs = make("needs", requires_env=["SKILLDECK_GATING_TEST"])
     fine = make("fine")
     monkeypatch.delenv("SKILLDECK_GATING_TEST", raising=False)
-    apply_gating([needs, fine], available_tools=None)
-    assert needs.unavailable_reason and not needs.available
-    assert fine.unavailable_reason is None
+    reasons = machine_gating([needs, fine])
+    assert list(reasons) == [needs] and "SKILLDECK_GATING_TEST" in reasons[needs]
+    assert "unavailable_reason" not in vars(needs)  # the registry keeps the answer
     monkeypatch.setenv("SKILLDECK_GATING_TEST", "1")
-    apply_gating([needs], available_tools=None)
-    assert needs.unavailable_reason is None and needs.available
-
-
-def test_apply_gating_keeps_a_reason_set_elsewhere() -> None:
-    skill = make("other")
-    skill.unavailable_reason = "blocked by policy"
-    apply_gating([skill], available_tools=None)
-    assert skill.unavailable_reason == "blocked by policy"
+    assert machine_gating([needs]) == {}

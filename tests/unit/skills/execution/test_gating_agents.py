@@ -11,7 +11,7 @@ import pytest
 
 from skilldeck.agent.startup import skills_block
 from skilldeck.config import Settings
-from skilldeck.skills.execution import apply_gating, render_available_skills, unavailable_for
+from skilldeck.skills.execution import machine_gating, render_available_skills, unavailable_for
 from skilldeck.skills.model.skill import Skill, SkillKind, SkillSource
 from skilldeck.skills.model.spec import SkillMetadata
 from skilldeck.skills.registry import SkillRegistry
@@ -62,9 +62,9 @@ def test_parent_and_child_keep_their_own_level1_block(registry: SkillRegistry) -
         assert names(child.describe()) == {"reading"}
         assert [s.name for s in parent.invocable()] == ["reading", "shell-work"]
         # the registry-wide view (system prompt's block) is never narrowed by either
-        assert names(render_available_skills(registry.list())) == {"shell-work", "reading"}
-    for skill in registry.list():
-        assert skill.name == "needs-bin" or skill.unavailable_reason is None
+        assert names(render_available_skills(registry.usable())) == {"shell-work", "reading"}
+    for skill in registry.list():  # nothing of either agent's (or the registry's) view
+        assert not {"enabled", "unavailable_reason", "available"} & set(dir(skill))
 
 
 def test_two_tool_sets_over_one_registry_never_change_each_other(
@@ -72,12 +72,12 @@ def test_two_tool_sets_over_one_registry_never_change_each_other(
 ) -> None:
     with_bash = SkillTool(registry, available_tools={"Bash", "Skill"})
     without = SkillTool(registry, available_tools={"Skill"})
-    before = {s.name: s.unavailable_reason for s in registry.list()}
+    before = {s.name: registry.why_unavailable(s) for s in registry.list()}
     without.lookup("reading")
     with pytest.raises(Exception, match="Bash"):
         without.lookup("shell-work")
     assert with_bash.lookup("shell-work").name == "shell-work"
-    assert {s.name: s.unavailable_reason for s in registry.list()} == before
+    assert {s.name: registry.why_unavailable(s) for s in registry.list()} == before
     assert registry.why_unavailable(registry.get("shell-work"), tools={"Skill"})
     assert registry.why_unavailable(registry.get("shell-work"), tools={"Bash"}) is None
     assert registry.why_unavailable(registry.get("shell-work")) is None  # tools unknown
@@ -85,7 +85,9 @@ def test_two_tool_sets_over_one_registry_never_change_each_other(
 
 def test_machine_gating_is_the_registrys_view_for_every_agent(registry: SkillRegistry) -> None:
     skill = registry.get("needs-bin")
-    assert skill.unavailable_reason and "definitely-not-a-program-xyz" in skill.unavailable_reason
+    machine = registry.why_unavailable(skill)
+    assert machine and "definitely-not-a-program-xyz" in machine
+    assert not registry.is_available(skill)
     for tools in ({"Bash"}, set(), None):
         reason = registry.why_unavailable(skill, tools=tools)
         assert reason is not None and "definitely-not-a-program-xyz" in reason
@@ -96,15 +98,10 @@ def test_unavailable_for_joins_tools_then_machine(tmp_path: Path) -> None:
     skill = add_skill(
         tmp_path, "both", requires_tools=["WebFetch"], requires_bins=["definitely-not-xyz"]
     )
-    apply_gating([skill])
-    reason = unavailable_for(skill, {"Read"})
+    machine = machine_gating([skill])[skill]
+    reason = unavailable_for(skill, {"Read"}, machine)
     assert reason is not None and reason.index("WebFetch") < reason.index("definitely-not-xyz")
-    assert "WebFetch" not in (skill.unavailable_reason or "")
-
-
-def test_apply_gating_refuses_to_write_an_agents_tool_set(tmp_path: Path) -> None:
-    with pytest.raises(TypeError):
-        apply_gating([add_skill(tmp_path, "x")], available_tools={"Read"})
+    assert "WebFetch" not in machine  # the machine-level answer holds no agent's tools
 
 
 def test_system_prompt_blocks_of_parent_and_child_interleaved(registry: SkillRegistry) -> None:

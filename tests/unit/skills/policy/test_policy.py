@@ -39,6 +39,9 @@ class Lookup:
                 name, suggestions=difflib.get_close_matches(name, names)
             ) from None
 
+    def why_unavailable(self, skill: Skill) -> str | None:
+        return None
+
 
 SPEC = mk(
     "specification-engine",

@@ -28,6 +28,9 @@ class Lookup:
             raise SkillNotFoundError(name)
         return self.by_name[name]
 
+    def why_unavailable(self, skill: Skill) -> str | None:
+        return None
+
 
 @dataclass
 class M:

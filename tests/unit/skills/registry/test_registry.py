@@ -205,18 +205,18 @@ def test_disable_persists_and_enable_undoes(
     assert row.status is EntryStatus.DISABLED and row.to_dict()["enabled"] is False
     with pytest.raises(SkillUnavailableError):
         reg.get("docx")
-    assert reg.get("docx", include_disabled=True).enabled is False
     assert reg.find("docx") is None
     docx = reg.get("docx", include_disabled=True)
-    assert reg.is_enabled(docx) is False  # the registry's view; Skill.enabled mirrors it
+    assert reg.is_enabled(docx) is False  # the registry's view (the skill holds none)
     assert reg.why_unavailable(docx) == "disabled in config"
 
     fresh = registry()  # a new process would see the same
     assert fresh.is_disabled("docx")
-    assert not fresh.get("docx", include_disabled=True).enabled
+    assert not fresh.is_enabled(fresh.get("docx", include_disabled=True))
     fresh.enable("docx")
     assert read_toml(skilldeck_home / "config.toml")["skills"]["disabled"] == []
-    assert registry().get("docx").enabled
+    again = registry()
+    assert again.is_enabled(again.get("docx"))
 
 
 def test_enable_clears_the_workspace_config_too(layered: dict[str, Path], ws: Path) -> None:
@@ -253,11 +253,12 @@ def test_invalid_skills_are_entries_with_errors(tmp_path: Path) -> None:
 
 
 def test_unavailable_winner_has_its_own_status(tmp_path: Path) -> None:
-    write_skill(tmp_path / "gated")
+    write_skill(tmp_path / "gated", **{"requires-bins": "[definitely-not-a-program-xyz]"})
     reg = SkillRegistry.discover(load_settings(), roots=[tmp_path], no_defaults=True)
-    reg.get("gated").unavailable_reason = "needs the `gh` binary"
     [row] = reg.entries()
-    assert row.status is EntryStatus.UNAVAILABLE and row.reason == "needs the `gh` binary"
+    assert row.status is EntryStatus.UNAVAILABLE and row.reason is not None
+    assert "definitely-not-a-program-xyz" in row.reason
+    assert reg.usable() == [] and reg.active_rows() == []
 
 
 def test_refresh_reports_added_changed_removed(tmp_path: Path) -> None:
@@ -324,12 +325,12 @@ def test_entries_report_the_registrys_view_not_the_skill_objects(
     layered: dict[str, Path],
 ) -> None:
     """``enabled`` and the reason in ``entries()`` come from the registry
-    (``is_enabled``, ``why_unavailable``), not from attributes on the shared
-    ``Skill`` objects, which any reader could have overwritten."""
+    (``is_enabled``, ``why_unavailable``); nothing of that view is written onto the
+    shared ``Skill`` objects."""
     reg = registry(skills={"dirs": [str(layered["extra"])], "disabled": ["docx"]})
-    for skill in reg.versions("pdf"):
-        skill.enabled = False  # a stale write on the shared object
-    reg.get("docx", include_disabled=True).enabled = True
+    for name in reg.names():
+        for skill in reg.versions(name):
+            assert not {"enabled", "unavailable_reason", "available"} & set(dir(skill))
     rows = {(e.name, str(e.folder)): e.to_dict() for e in reg.entries()}
     pdf = [row for (name, _), row in rows.items() if name == "pdf"]
     assert pdf and all(row["enabled"] for row in pdf)

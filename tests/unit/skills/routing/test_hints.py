@@ -74,9 +74,9 @@ def test_skills_the_model_may_not_invoke_are_never_hinted() -> None:
         *FILLERS,
     ]
     disabled = make_skill("deploy-docs", "Deploy the docs site to production.")
-    disabled.enabled = False
     matcher = SkillMatcher.from_skills([*skills, disabled])
-    result = skill_hint(matcher, "deploy the app to production", k=3, threshold=0.0)
+    usable = lambda s: s is not disabled  # noqa: E731 - the registry's view, stood in
+    result = skill_hint(matcher, "deploy the app to production", k=3, threshold=0.0, usable=usable)
     assert result is not None
     assert result[1] == ["deploy-preview"]
 
