@@ -27,6 +27,7 @@ an open service.
 
 from __future__ import annotations
 
+import asyncio.constants
 import contextlib
 import json
 from collections.abc import AsyncIterator, Iterable, Mapping
@@ -59,6 +60,12 @@ STATIC_DIR = Path(str(files("skilldeck.web") / "static"))
 SSE_SEP = "\n"
 #: a comment line every this many seconds keeps proxies from closing an idle stream
 PING_SECONDS = 15
+#: an event stream yields to the loop after this many events, so that a client that
+#: dropped the connection is noticed before asyncio logs "socket.send() raised
+#: exception." (it does from the 6th write to a lost connection, e.g. in a replayed
+#: history); not after every event, which a long replay would pay for
+#: (tests/integration/test_web_disconnect.py)
+YIELD_EVERY = asyncio.constants.LOG_THRESHOLD_FOR_CONNLOST_WRITES - 1
 
 
 def encode_event(event: BaseEvent) -> str:
@@ -211,12 +218,12 @@ class _AppState:
 
 def _sse(events: AsyncIterator[BaseEvent]) -> EventSourceResponse:
     async def payloads() -> AsyncIterator[dict[str, str]]:
+        sent = 0
         async for event in events:
             yield {"data": encode_event(event)}
-            # let a lost connection be noticed before the next write: a burst (a replayed
-            # history, streamed text) written after the client left makes asyncio log
-            # "socket.send() raised exception." for each write
-            await anyio.lowlevel.checkpoint()
+            sent += 1
+            if sent % YIELD_EVERY == 0:  # a client that left is noticed here
+                await anyio.lowlevel.checkpoint()
 
     return EventSourceResponse(
         payloads(),
