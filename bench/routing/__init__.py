@@ -142,7 +142,8 @@ def _query_counts(queries: list[Any]) -> dict[str, int]:
 def _rankers(skills: list[Any], *, embeddings: bool) -> tuple[list[Ranker], dict[str, float]]:
     build: dict[str, float] = {}
     rankers: list[Ranker] = []
-    for factory in (Skilldeck.build, KeywordOverlap, BM25NameDescription, BM25FullText):
+    factories = (Skilldeck.build, Skilldeck.lexicon_only, KeywordOverlap)
+    for factory in (*factories, BM25NameDescription, BM25FullText):
         started = time.perf_counter()
         ranker = factory(skills)
         build[ranker.name] = _since(started)

@@ -10,25 +10,16 @@ choosing; ``heldout`` is measured once, after the method is frozen.
 from __future__ import annotations
 
 import argparse
-import tempfile
 import time
-from pathlib import Path
 
 from bench.routing import metrics
 from bench.routing.corpus import CORPUS, load_corpus
 from bench.routing.splits import figures, load_split
-from bench.routing.systems import Skilldeck
+from bench.routing.systems import DICTIONARY_CACHE as CACHE
+from bench.routing.systems import NoDictionary, Skilldeck
 from skilldeck.skills.routing._dictionary import BilingualDictionary
 
-CACHE = Path(tempfile.gettempdir()) / "skilldeck-routing-bench"
 THRESHOLD = 0.35
-
-
-class _NoDictionary:
-    """No dictionary installed: the matcher falls back to the hand-written lexicon."""
-
-    def translate(self, folded_lower: str) -> list[str] | None:
-        return None
 
 
 def _line(name: str, block: dict[str, dict[str, object]]) -> str:
@@ -54,7 +45,7 @@ def main() -> int:
     dictionary.translate("ein wort")
     print(f"dictionary ready in {time.perf_counter() - started:.1f}s")
     for variant in args.variants.split(","):
-        words = _NoDictionary() if variant == "lexicon" else dictionary
+        words = NoDictionary() if variant == "lexicon" else dictionary
         ranker = Skilldeck.build(skills, cache_path=CACHE / "bm25f.npz", dictionary=words)
         ranked = metrics.run(ranker, queries, corpus=CORPUS)
         result = figures(ranked, threshold=THRESHOLD)

@@ -10,13 +10,17 @@
 * ``bm25-full-text`` — the same bm25s over name + description + the body's first
   20,000 characters (what skilldeck's BM25F indexes, as one bag of words).
 * ``skilldeck`` — :class:`skilldeck.skills.routing.match.SkillMatcher` (BM25F over all
-  fields and the body, skilldeck's tokeniser).
+  fields and the body, skilldeck's tokeniser), with the bilingual dictionaries
+  installed on this machine; ``skilldeck-lexicon`` — the same without them (the
+  hand-written lexicon a machine without dictionary packages falls back to).
 """
 
 from __future__ import annotations
 
 import math
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -25,6 +29,10 @@ from skilldeck.skills.model.skill import Skill
 
 if TYPE_CHECKING:
     from skilldeck.skills.routing import SkillMatcher
+
+
+#: where the bench compiles the installed bilingual dictionaries (once per machine)
+DICTIONARY_CACHE = Path(tempfile.gettempdir()) / "skilldeck-routing-bench"
 
 
 class Ranker(Protocol):
@@ -115,9 +123,25 @@ class Skilldeck:
     def build(
         cls, skills: Sequence[Skill], *, name: str = "skilldeck", **options: Any
     ) -> Skilldeck:
+        """The matcher as a user's machine has it: with the installed dictionaries
+        (compiled once under :data:`DICTIONARY_CACHE`) unless ``dictionary`` is given."""
         from skilldeck.skills.routing import SkillMatcher
+        from skilldeck.skills.routing._dictionary import dictionary_for
 
+        options.setdefault("dictionary", dictionary_for(DICTIONARY_CACHE))
         return cls(SkillMatcher.from_skills(skills, **options), name=name)
+
+    @classmethod
+    def lexicon_only(cls, skills: Sequence[Skill]) -> Skilldeck:
+        """The matcher on a machine with no dictionary installed (hand-written lexicon)."""
+        return cls.build(skills, name="skilldeck-lexicon", dictionary=NoDictionary())
 
     def rank(self, query: str, k: int) -> list[tuple[Skill, float]]:
         return [(m.skill, m.score) for m in self.matcher.rank(query, k=k)]
+
+
+class NoDictionary:
+    """No dictionary data: the matcher falls back to its hand-written lexicon."""
+
+    def translate(self, folded_lower: str) -> list[str] | None:
+        return None
