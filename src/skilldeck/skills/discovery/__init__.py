@@ -1,5 +1,9 @@
-"""Finding skills on disk: roots and precedence, the iterative walk, the snapshot cache
-and the parallel cold scan (the only home of marshal data and positional rows).
+"""Finding skills on disk: roots and precedence (``roots``), the iterative walk
+(``walk``), one root's scan (``discover``), the snapshot files (``cache``), a loaded
+snapshot (``snapshot``), its warm path (``warm``), records into skills (``records``)
+and the parallel cold scan (``_parallel``, ``_forked``) — the only home of marshal
+data and positional rows. What leaves the package is ``results``' shapes: a
+``Skill`` or an ``InvalidSkill`` per SKILL.md, per root.
 
 Other packages import these names from here; the modules behind them are this
 package's own business. Names load lazily (an import of the facade costs nothing).
@@ -14,24 +18,15 @@ from skilldeck._moved import load_attribute
 if TYPE_CHECKING:
     from skilldeck.skills.discovery.cache import (
         RACY_NS,
-        Record,
-        RootSnapshot,
-        Stored,
         load_snapshot,
-        record_from_load,
         save_snapshot,
-        skill_from_record,
         snapshot_path,
     )
-    from skilldeck.skills.discovery.discover import (
-        DiscoveryResult,
-        InvalidSkill,
-        Root,
-        RootScan,
-        bundled_root,
-        resolve_roots,
-        scan_root,
-    )
+    from skilldeck.skills.discovery.discover import scan_root
+    from skilldeck.skills.discovery.records import record_from_load, skill_from_record
+    from skilldeck.skills.discovery.results import DiscoveryResult, InvalidSkill, RootScan
+    from skilldeck.skills.discovery.roots import Root, bundled_root, resolve_roots
+    from skilldeck.skills.discovery.snapshot import Record, RootSnapshot, Stored
     from skilldeck.skills.discovery.walk import (
         DANGLING_SYMLINK,
         MAX_DEPTH,
@@ -49,12 +44,12 @@ if TYPE_CHECKING:
     )
 
 _HOME: dict[str, str] = {
-    "DiscoveryResult": "discover",
-    "InvalidSkill": "discover",
-    "Root": "discover",
-    "RootScan": "discover",
-    "bundled_root": "discover",
-    "resolve_roots": "discover",
+    "DiscoveryResult": "results",
+    "InvalidSkill": "results",
+    "RootScan": "results",
+    "Root": "roots",
+    "bundled_root": "roots",
+    "resolve_roots": "roots",
     "scan_root": "discover",
     "walk_tree": "walk",  # defined there: skills validate need not import discover
     "DANGLING_SYMLINK": "walk",
@@ -70,14 +65,14 @@ _HOME: dict[str, str] = {
     "diagnostic": "walk",
     "link_state": "walk",
     "RACY_NS": "cache",
-    "Record": "cache",
-    "RootSnapshot": "cache",
-    "Stored": "cache",
     "load_snapshot": "cache",
-    "record_from_load": "cache",
     "save_snapshot": "cache",
-    "skill_from_record": "cache",
     "snapshot_path": "cache",
+    "Record": "snapshot",
+    "RootSnapshot": "snapshot",
+    "Stored": "snapshot",
+    "record_from_load": "records",
+    "skill_from_record": "records",
 }
 
 __all__ = [

@@ -14,7 +14,7 @@ whatever each file costs.
 
 Each child hands back, per file, what
 :func:`~skilldeck.skills.format.validate.load_for_discovery` gave it in the form the
-snapshot cache stores (:mod:`.cache`): metadata and diagnostics already encoded.
+snapshot cache stores (:mod:`.snapshot`): metadata and diagnostics already encoded.
 Discovery loads those records exactly as it loads a cached file, in tree order, so
 the skills, their diagnostics, their order and the snapshot written are the same as
 one process gives (a test compares them on the whole corpus), and the encoding the
@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from skilldeck.skills.discovery._blob import SnapshotBlob, encode_stored
 from skilldeck.skills.discovery._forked import ForkedCall, available_cpus, can_fork
-from skilldeck.skills.discovery.cache import Record, Stored
+from skilldeck.skills.discovery.snapshot import Record, Stored
 from skilldeck.skills.model.skill import SkillSource
 
 if TYPE_CHECKING:

@@ -48,40 +48,27 @@ from __future__ import annotations
 import contextlib
 import functools
 import marshal
-import operator
 import os
 import sys
 import time
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import skilldeck
 from skilldeck.skills.discovery._blob import SnapshotBlob, encode_stored
 from skilldeck.skills.discovery._sealed import seal, unseal
-from skilldeck.skills.discovery.walk import Tree, link_state
+from skilldeck.skills.discovery.snapshot import COLUMNS, Record, RootSnapshot, Stored
+from skilldeck.skills.discovery.walk import Tree
 from skilldeck.skills.model.diagnostics import diagnostic_from_row, diagnostic_to_row
-from skilldeck.skills.model.skill import (
-    GATING_FIELDS,
-    Skill,
-    SkillKind,
-    SkillSource,
-    sets_gating_field,
-)
-
-if TYPE_CHECKING:
-    from skilldeck.skills.model.diagnostics import Diagnostic, DiagnosticRow
+from skilldeck.skills.model.skill import GATING_FIELDS, sets_gating_field
 
 __all__ = [
+    "FORMAT",
     "RACY_NS",
-    "Record",
-    "RootSnapshot",
-    "Stored",
-    "gates",
+    "STALE_BLOB_SECONDS",
     "load_snapshot",
-    "record_from_load",
     "save_snapshot",
-    "skill_from_record",
     "snapshot_path",
 ]
 
@@ -90,112 +77,6 @@ FORMAT = 5
 RACY_NS = 2_000_000_000
 #: Blobs of older snapshots of a root are removed once they are this old.
 STALE_BLOB_SECONDS = 60
-#: One SKILL.md: ``[mtime_ns, size, metadata, body_offset, kind, diagnostics, name]``.
-#: Fresh from a parse, metadata is a dict (None when the skill did not load) and
-#: diagnostics a list of rows; read back from a snapshot, metadata is a
-#: :class:`Stored` reference to the blob chunk holding both, and diagnostics None. ``kind`` is the
-#: declared kind (``prompt`` or ``script``): whether a ``skill.py`` makes it
-#: ``code`` comes from the walk.
-Record = list[Any]
-#: One row: ``[rel, mtime_ns, size, start, body_offset, kind, end, name]`` with bytes
-#: ``start:end`` of the blob the marshal of ``[metadata-or-None, diagnostic rows]``.
-#: The file stores the rows as this many columns (see :class:`RootSnapshot`).
-_COLUMNS = 8
-
-_KINDS = {str(k): k for k in SkillKind}
-#: a C getter: no Python frame per folder in :meth:`RootSnapshot.tree_unchanged`
-_mtime_ns = operator.attrgetter("st_mtime_ns")
-
-
-class Stored:
-    """A record's metadata and diagnostics still encoded, as a snapshot holds them."""
-
-    __slots__ = ("blob", "end", "gate", "start")
-
-    def __init__(self, blob: SnapshotBlob, start: int, end: int, gate: bool) -> None:
-        self.blob, self.start, self.end, self.gate = blob, start, end, gate
-
-    @property
-    def chunk(self) -> bytes:
-        return self.blob.chunk(self.start, self.end)
-
-
-class RootSnapshot:
-    """A root's tree, its SKILL.md rows (in tree order) and the blob they point into.
-
-    The file stores the rows as eight columns (``cols``, in :data:`Record` row order:
-    rel, mtime_ns, size, start, body_offset, kind, end, name) and the folders as two
-    (``dir_rels``, ``dir_mtimes``): a warm discovery compares and rebuilds whole
-    columns in C loops, and loading them makes eight lists instead of thousands.
-    ``rows`` gives the row view the slower paths (a changed file) work with.
-    """
-
-    __slots__ = ("_rows", "blob", "cols", "deps_only", "dir_mtimes", "dir_rels", "gate", "tree")
-
-    def __init__(
-        self,
-        tree: Tree,
-        cols: list[list[Any]],
-        blob: SnapshotBlob,
-        gate: set[str],
-        dir_rels: list[str],
-        dir_mtimes: list[int],
-        deps_only: set[str] | None = None,
-    ) -> None:
-        self.tree = tree
-        self.cols = cols
-        self.blob = blob
-        self.gate = gate
-        #: the rels of ``gate`` whose only gating field is ``dependencies``: gating
-        #: never looks at a prompt skill of these (see :func:`gates`)
-        self.deps_only: set[str] = set() if deps_only is None else deps_only
-        self.dir_rels = dir_rels
-        self.dir_mtimes = dir_mtimes
-        self._rows: list[list[Any]] | None = None
-
-    @property
-    def rows(self) -> list[list[Any]]:
-        """One ``[rel, mtime, size, start, offset, kind, end, name]`` list per SKILL.md."""
-        rows = self._rows
-        if rows is None:
-            rows = self._rows = [list(row) for row in zip(*self.cols, strict=True)]
-        return rows
-
-    def full_tree(self) -> Tree:
-        """The tree with its folders and SKILL.md list, which the warm path itself
-        never needs (only a snapshot being written again does)."""
-        tree = self.tree
-        if not tree.dirs:
-            tree.dirs = dict(zip(self.dir_rels, self.dir_mtimes, strict=True))
-        if not tree.skill_mds:
-            tree.skill_mds = list(self.cols[0])
-        return tree
-
-    @property
-    def records(self) -> dict[str, Record]:
-        """Rows as records (TypeError/ValueError on a malformed row)."""
-        blob, gate, out = self.blob, self.gate, {}
-        for rel, mtime, size, start, offset, kind, end, name in self.rows:
-            if type(start) is not int or type(end) is not int:
-                continue
-            stored = Stored(blob, start, end, rel in gate)
-            out[rel] = [mtime, size, stored, offset, kind, None, name]
-        return out
-
-    def tree_unchanged(self) -> bool:
-        """True when no visited folder and no symlink changed since the snapshot.
-
-        One ``stat`` per folder, in C loops (``map``) and one list comparison: on a
-        warm discovery this is about half of all the work.
-        """
-        prefix = self.tree.root.rstrip(os.sep) + os.sep
-        try:
-            now = list(map(_mtime_ns, map(os.stat, map(prefix.__add__, self.dir_rels))))
-        except (OSError, TypeError, ValueError):
-            return False
-        if now != self.dir_mtimes:
-            return False
-        return all(link_state(prefix + rel) == st for rel, st in self.tree.links.items())
 
 
 def _format_key(strict: bool) -> str:
@@ -245,7 +126,7 @@ def load_snapshot(cache_dir: Path, root: Path, *, strict: bool) -> RootSnapshot 
     """The stored snapshot of ``root``, or None when absent, stale or corrupt.
 
     Only the outer shape is checked here; rows are checked as they are used (see
-    ``discover``), and a malformed row makes the whole root be scanned afresh.
+    :mod:`.warm`), and a malformed row makes the whole root be scanned afresh.
     """
     path = snapshot_path(cache_dir, root)
     try:
@@ -256,30 +137,16 @@ def load_snapshot(cache_dir: Path, root: Path, *, strict: bool) -> RootSnapshot 
     try:
         if type(data) is not dict or data["v"] != _format_key(strict):
             return None
-        if data["real"] != os.path.realpath(root):
+        if data["real"] != os.path.realpath(root) or not _well_shaped(data):
             return None
-        cols, dir_rels, dir_mtimes = data["cols"], data["dirs"], data["dir_mtimes"]
-        links, token = data["links"], data["blob"]
-        if not (
-            type(cols) is list
-            and len(cols) == _COLUMNS
-            and all(type(col) is list and len(col) == len(cols[0]) for col in cols)
-            and type(dir_rels) is list
-            and type(dir_mtimes) is list
-            and len(dir_rels) == len(dir_mtimes)
-            and type(links) is dict
-            and type(token) is str
-            and token.isalnum()
-        ):
-            return None
-        blob_path = _blob_path(path, token)
+        blob_path = _blob_path(path, data["blob"])
         if os.stat(blob_path).st_size != data["blob_size"]:
             return None  # gone or not the one written with this index: rebuild both
         tree = Tree(
             str(root),
             skill_mds=[],  # the rows' paths: filled by RootSnapshot.full_tree() when needed
             dirs={},  # likewise
-            links=links,
+            links=data["links"],
             diagnostics=[diagnostic_from_row(d, None) for d in data["diags"]],
             with_code=set(data["code"]),
         )
@@ -287,7 +154,26 @@ def load_snapshot(cache_dir: Path, root: Path, *, strict: bool) -> RootSnapshot 
     except (KeyError, TypeError, IndexError, ValueError, AttributeError, OSError):
         return None
     blob = SnapshotBlob(str(blob_path))
-    return RootSnapshot(tree, cols, blob, gate, dir_rels, dir_mtimes, deps_only)
+    dir_rels, dir_mtimes = data["dirs"], data["dir_mtimes"]
+    return RootSnapshot(tree, data["cols"], blob, gate, dir_rels, dir_mtimes, deps_only)
+
+
+def _well_shaped(data: dict[str, Any]) -> bool:
+    """Whether an index's columns, folders, links and blob token are of the shape
+    :func:`save_snapshot` writes (KeyError for a missing one)."""
+    cols, dir_rels, dir_mtimes = data["cols"], data["dirs"], data["dir_mtimes"]
+    links, token = data["links"], data["blob"]
+    return (
+        type(cols) is list
+        and len(cols) == COLUMNS
+        and all(type(col) is list and len(col) == len(cols[0]) for col in cols)
+        and type(dir_rels) is list
+        and type(dir_mtimes) is list
+        and len(dir_rels) == len(dir_mtimes)
+        and type(links) is dict
+        and type(token) is str
+        and token.isalnum()
+    )
 
 
 def save_snapshot(
@@ -301,24 +187,7 @@ def save_snapshot(
 ) -> None:
     """Write the snapshot atomically; a cache that cannot be written is not an error."""
     racy_after = started - RACY_NS
-    dir_mtimes = [(-1 if m >= racy_after else m) for m in tree.dirs.values()]
-    rows: list[list[Any]] = []
-    chunks: list[bytes] = []
-    gate: list[str] = []
-    deps_only: list[str] = []
-    pos = 0
-    for rel in tree.skill_mds:
-        rec = records.get(rel)
-        if rec is None:
-            continue
-        row, chunk, gated = _row(rel, rec, racy_after, pos)
-        rows.append(row)
-        chunks.append(chunk)
-        pos += len(chunk)
-        if gated:
-            gate.append(rel)
-            if _only_dependencies(rec[2], chunk):
-                deps_only.append(rel)
+    rows, chunks, gate, deps_only = _rows_of(tree, records, racy_after)
     path = snapshot_path(cache_dir, root)
     token = os.urandom(6).hex()
     sealed_blob = seal(b"".join(chunks))
@@ -326,7 +195,7 @@ def save_snapshot(
         "v": _format_key(strict),
         "real": os.path.realpath(root),
         "dirs": list(tree.dirs),
-        "dir_mtimes": dir_mtimes,
+        "dir_mtimes": [(-1 if m >= racy_after else m) for m in tree.dirs.values()],
         "links": tree.links,
         "code": sorted(tree.with_code),
         "gate": gate,
@@ -345,8 +214,34 @@ def save_snapshot(
         _remove_stale_blobs(path, keep=blob.name)
 
 
+def _rows_of(
+    tree: Tree, records: dict[str, Record], racy_after: int
+) -> tuple[list[list[Any]], list[bytes], list[str], list[str]]:
+    """The rows of the tree's SKILL.md files that have a record, their blob chunks,
+    and the rels gating must look at (all of them, then those with only
+    ``dependencies``)."""
+    rows: list[list[Any]] = []
+    chunks: list[bytes] = []
+    gate: list[str] = []
+    deps_only: list[str] = []
+    pos = 0
+    for rel in tree.skill_mds:
+        rec = records.get(rel)
+        if rec is None:
+            continue
+        row, chunk, gated = _row(rel, rec, racy_after, pos)
+        rows.append(row)
+        chunks.append(chunk)
+        pos += len(chunk)
+        if gated:
+            gate.append(rel)
+            if _only_dependencies(rec[2], chunk):
+                deps_only.append(rel)
+    return rows, chunks, gate, deps_only
+
+
 def _empty_columns() -> list[list[Any]]:
-    return [[] for _ in range(_COLUMNS)]
+    return [[] for _ in range(COLUMNS)]
 
 
 def _remove_stale_blobs(index_path: Path, *, keep: str) -> None:
@@ -402,15 +297,6 @@ def _only_dependencies(meta: dict[str, Any] | Stored | None, chunk: bytes) -> bo
     return bool(meta.get("dependencies")) and not any(meta.get(f) for f in others)
 
 
-def gates(rel: str, kind: SkillKind, snapshot: RootSnapshot) -> bool:
-    """Whether the skill of row ``rel`` (of final ``kind``) is one gating must look
-    at: it sets a gating field, and not merely ``dependencies`` on a prompt skill
-    (which only script and code skills act on; see :mod:`..execution.gating`)."""
-    if rel not in snapshot.gate:
-        return False
-    return kind is not SkillKind.PROMPT or rel not in snapshot.deps_only
-
-
 def _replace(path: Path, data: bytes) -> None:
     """Atomic (never half a file) but not durable: no fsync. After a crash a
     snapshot is at worst old or missing, which costs one re-parse — while an fsync
@@ -427,59 +313,3 @@ def _replace(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-
-
-# ---- records <-> skills ----------------------------------------------------------
-
-
-def record_from_load(
-    stamp: tuple[int, int],
-    skill: Skill | None,
-    rows: list[DiagnosticRow],
-    declared: str | None,
-    *,
-    name: str,
-) -> Record:
-    """What to remember about one SKILL.md after discovery read it at ``stamp`` (its
-    ``(mtime_ns, size)``): ``rows`` are its diagnostics and ``declared`` its declared
-    kind (whether a ``skill.py`` makes it a code skill is the walk's to say)."""
-    mtime, size = stamp
-    if skill is None:
-        return [mtime, size, None, 0, None, rows, name]
-    return [mtime, size, skill.field_values(), skill.body_offset, declared, rows, name]
-
-
-def skill_from_record(
-    rec: Record, md: str, *, source: SkillSource, root: Path, has_code: bool
-) -> tuple[Skill | None, list[Diagnostic], str] | None:
-    """Rebuild (skill-or-None, diagnostics, name) from a record without parsing;
-    None when the record is unusable (then the file is simply parsed again).
-
-    Diagnostics are only decoded here for a skill that did not load; a loaded one
-    decodes them (and its metadata) when asked.
-    """
-    try:
-        _mtime, _size, stored, offset, kind, _diags, name = rec
-        if type(name) is not str or type(offset) is not int or not isinstance(stored, Stored):
-            return None
-        if kind is None:  # a skill that did not load: its diagnostics are all there is
-            meta, rows = stored.blob.decode(stored.start, stored.end)
-            if meta is not None:
-                return None
-            skill_md = Path(md)
-            return None, [diagnostic_from_row(d, skill_md) for d in rows], name
-        skill = Skill._from_store(
-            name,
-            md,
-            stored.blob,
-            stored.start,
-            stored.end,
-            gate=stored.gate,
-            source=source,
-            root=root,
-            body_offset=offset,
-            kind=SkillKind.CODE if has_code else _KINDS[kind],
-        )
-    except (ValueError, TypeError, KeyError):
-        return None
-    return skill, [], name

@@ -22,14 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from skilldeck.errors import SkillNotFoundError, SkillUnavailableError
 from skilldeck.settings.writes import Written, record_disabled, record_enabled
-from skilldeck.skills.discovery.discover import (
-    DiscoveryResult,
-    InvalidSkill,
-    Root,
-    discover,
-    gc_paused,
-    resolve_roots,
-)
+from skilldeck.skills.discovery.discover import discover, gc_paused
+from skilldeck.skills.discovery.results import DiscoveryResult, InvalidSkill
+from skilldeck.skills.discovery.roots import Root, resolve_roots
 from skilldeck.skills.model.diagnostics import Diagnostic
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.registry.availability import Availability

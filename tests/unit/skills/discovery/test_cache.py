@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from skill_fixtures import write_skill_md
-from skilldeck.skills.discovery import Root, RootScan, cache, scan_root
+from skilldeck.skills.discovery import Root, RootScan, cache, records, scan_root
 from skilldeck.skills.discovery._sealed import seal, unseal
 from skilldeck.skills.format import validate
 from skilldeck.skills.model.skill import SkillKind, SkillSource
@@ -284,14 +284,14 @@ def test_records_that_marshal_cannot_hold_are_parsed_each_time(
     root = tmp_path / "root"
     write_skill(root / "a")
     age(root)
-    original: Callable[..., Any] = cache.record_from_load
+    original: Callable[..., Any] = records.record_from_load
 
     def with_object(*args: Any, **kwargs: Any) -> Any:
         rec = original(*args, **kwargs)
         rec[2] = {**rec[2], "extra": {"odd": object()}}
         return rec
 
-    monkeypatch.setattr(cache, "record_from_load", with_object)
+    monkeypatch.setattr(records, "record_from_load", with_object)
     cache_dir = tmp_path / "cache"
     scan(root, cache_dir)
     parses.paths.clear()

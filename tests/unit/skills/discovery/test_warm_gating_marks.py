@@ -92,7 +92,7 @@ def test_a_broken_skill_keeps_the_warm_path_whole(
 ) -> None:
     """Skills that did not load are rebuilt from their stored diagnostics beside the
     all-rows-at-once path; the row-by-row loop runs only when a file changed."""
-    from skilldeck.skills.discovery import discover
+    from skilldeck.skills.discovery import warm as warm_path
 
     cache = tmp_path / "cache"
     cold = _scan(root, cache)
@@ -100,7 +100,7 @@ def test_a_broken_skill_keeps_the_warm_path_whole(
     def row_by_row(*args: object) -> None:
         raise AssertionError("an unchanged tree went row by row")
 
-    monkeypatch.setattr(discover, "_build_run", row_by_row)
+    monkeypatch.setattr(warm_path, "_build_run", row_by_row)
     warm = _scan(root, cache)
     assert warm.parsed == 0
     assert [s.name for s in warm.skills] == [s.name for s in cold.skills]

@@ -1,0 +1,93 @@
+"""Skill roots: which folders discovery scans, and in which precedence.
+
+Roots, highest precedence first (see ``docs/architecture.md``):
+
+1. explicit roots (``--root``), in the order given
+2. workspace: ``./.skilldeck/skills``, ``./.agents/skills``, ``./.claude/skills`` —
+   only when the workspace is trusted and the root existed when it was trusted
+   (``settings.workspace_trust.accepts``, see
+   :mod:`skilldeck.trust`): whoever writes the folder, a cloned repository or a model,
+   must not choose the skills (and the code) a run loads
+3. user: ``$SKILLDECK_HOME/skills``, ``~/.agents/skills``, ``~/.claude/skills``
+4. ``settings.skills.dirs`` in listed order
+5. bundled: ``skilldeck/bundled/skills``
+
+(Skills registered in code outrank all of them; that is the registry's business.)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from skilldeck.skills.model.skill import SkillSource
+from skilldeck.trust import WORKSPACE_SKILL_ROOTS
+
+if TYPE_CHECKING:
+    from skilldeck.config import Settings
+
+__all__ = ["Root", "bundled_root", "resolve_roots"]
+
+
+@dataclass(frozen=True, slots=True)
+class Root:
+    """One folder to scan, and where it sits in the precedence order."""
+
+    path: Path
+    source: SkillSource
+    #: ``--root`` and configured dirs must exist; default roots may be absent.
+    explicit: bool = False
+
+
+def bundled_root() -> Path:
+    """The skills shipped inside the package (``skilldeck/bundled/skills``)."""
+    return Path(__file__).resolve().parents[2] / "bundled" / "skills"
+
+
+def resolve_roots(
+    settings: Settings, *, roots: Sequence[Path] = (), no_defaults: bool = False
+) -> list[Root]:
+    """All roots in precedence order, duplicates (same real folder) removed."""
+    workspace = settings.workspace
+    found = [Root(_absolute(p, workspace), SkillSource.ROOT, explicit=True) for p in roots]
+    if not no_defaults:
+        found += _default_roots(settings)
+    unique: list[Root] = []
+    seen: set[str] = set()
+    for root in found:
+        real = os.path.realpath(root.path)
+        if real not in seen:
+            seen.add(real)
+            unique.append(root)
+    return unique
+
+
+def _default_roots(settings: Settings) -> list[Root]:
+    """Workspace (when trusted), user, configured and bundled roots, in that order."""
+    workspace, home = settings.workspace, Path.home()
+    # a trusted folder's roots that existed at trust time (skilldeck.trust)
+    trust = settings.workspace_trust
+    found = [
+        Root(workspace / sub, SkillSource.WORKSPACE)
+        for sub in WORKSPACE_SKILL_ROOTS
+        if trust.accepts(sub)
+    ]
+    found += [
+        Root(settings.home / "skills", SkillSource.USER),
+        Root(home / ".agents" / "skills", SkillSource.USER),
+        Root(home / ".claude" / "skills", SkillSource.USER),
+    ]
+    found += [
+        Root(_absolute(p, workspace), SkillSource.EXTRA, explicit=True)
+        for p in settings.skills.dirs
+    ]
+    found.append(Root(bundled_root(), SkillSource.BUNDLED))
+    return found
+
+
+def _absolute(path: Path, base: Path) -> Path:
+    path = path.expanduser()
+    return path if path.is_absolute() else base / path
