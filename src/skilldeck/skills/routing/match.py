@@ -51,7 +51,12 @@ from skilldeck.skills.routing._basics import (
 )
 from skilldeck.skills.routing._bm25f import F32, BM25FIndex
 from skilldeck.skills.routing._dictionary import dictionary_for
-from skilldeck.skills.routing._embeddings import Embedder, load_embedder, reciprocal_rank_fusion
+from skilldeck.skills.routing._embeddings import (
+    FUSION_WEIGHT,
+    Embedder,
+    load_embedder,
+    reciprocal_rank_fusion,
+)
 from skilldeck.skills.routing._lexicon import Translator, looks_foreign, tokenize_query
 from skilldeck.skills.routing._match_index import (
     embedding_text,
@@ -236,14 +241,17 @@ class SkillMatcher:
             self._vectors = self._skill_vectors(self._embedder)
         query_vec = self._embedder.embed([query])[0]
         cosine = np.clip(self._vectors @ query_vec, 0.0, 1.0).astype(np.float32)
+        mean = (scores + cosine) / np.float32(2)
+        if FUSION_WEIGHT is not None:
+            mixed = (1 - FUSION_WEIGHT) * scores + FUSION_WEIGHT * cosine
+            return [
+                Match(self.skills[i].name, float(mean[i]), self.skills[i]) for i in _top(mixed, k)
+            ]
         depth = max(k * 5, 50)
         lexical = [int(i) for i in _top(scores, depth)]
         semantic = [int(i) for i in _top(cosine, depth)]
         fused = reciprocal_rank_fusion([lexical, semantic])[:k]
-        return [
-            Match(self.skills[i].name, float((scores[i] + cosine[i]) / 2), self.skills[i])
-            for i in fused
-        ]
+        return [Match(self.skills[i].name, float(mean[i]), self.skills[i]) for i in fused]
 
     def _skill_vectors(self, embedder: Embedder) -> F32:
         """Every skill's embedding: from the cache file next to the index when it has

