@@ -73,8 +73,8 @@ _ROOT_COMMANDS: dict[str, tuple[str, str]] = {
     "web": ("skilldeck.web.command", "Serve the web chat (AG-UI at /agui) on 127.0.0.1:8765."),
 }
 #: in a group of several modules, which module registers each command: ``skills
-#: validate`` imports only ``skills_cmd``, not the trust and packaging commands (and the
-#: settings they import); the group's ``--help`` imports them all. A test keeps this
+#: validate`` imports only ``skills_validate_cmd``, not the trust and packaging commands (and
+#: the settings they import); the group's ``--help`` imports them all. A test keeps this
 #: table equal to what the modules register.
 _GROUP_COMMANDS: dict[str, dict[str, str]] = {
     "skills": {
