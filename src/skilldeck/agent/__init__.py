@@ -1,6 +1,7 @@
-"""The agent: the loop and its turn dispatch, built from a typed spec (``spec``,
-``builder``, ``toolset``, ``startup``), with sessions on disk (``store``), the
-permission gate (``permissions``) and sub-agents (``subagents``)."""
+"""The agent: the loop and its turn dispatch (the steps of a run in ``run``), built
+from a typed spec (``spec``, ``builder``, ``toolset``, ``startup``, the pieces in
+``assembly``), with sessions on disk (``store``), the permission gate
+(``permissions``) and sub-agents (``subagents``)."""
 
 from skilldeck._moved import redirect_moved_modules
 
