@@ -28,7 +28,6 @@ import operator
 import os
 import stat as stat_mod
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from skilldeck.skills.model.diagnostics import Diagnostic, Severity
@@ -90,7 +89,6 @@ MAX_DEPTH = 128
 LINK_DIR, LINK_FILE, LINK_DANGLING = "d", "f", "x"
 
 
-@dataclass(slots=True)
 class Tree:
     """The shape of a root as far as discovery cares, with paths relative to it.
 
@@ -100,14 +98,42 @@ class Tree:
     because a dangling link that starts resolving changes no folder's mtime.
     ``with_code`` holds the SKILL.md paths whose folder also holds a ``skill.py``
     (a code skill), seen in the same listing, so loading needs no extra ``stat``.
+
+    A plain class, compared by value, rather than a ``@dataclass`` (whose generated
+    methods cost half a millisecond at every import: ``python -m bench startup``,
+    ``skills validate``).
     """
 
-    root: str
-    skill_mds: list[str] = field(default_factory=list)
-    dirs: dict[str, int] = field(default_factory=dict)
-    links: dict[str, str] = field(default_factory=dict)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    with_code: set[str] = field(default_factory=set)
+    __slots__ = ("diagnostics", "dirs", "links", "root", "skill_mds", "with_code")
+
+    def __init__(
+        self,
+        root: str,
+        skill_mds: list[str] | None = None,
+        dirs: dict[str, int] | None = None,
+        links: dict[str, str] | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+        with_code: set[str] | None = None,
+    ) -> None:
+        self.root = root
+        self.skill_mds: list[str] = [] if skill_mds is None else skill_mds
+        self.dirs: dict[str, int] = {} if dirs is None else dirs
+        self.links: dict[str, str] = {} if links is None else links
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
+        self.with_code: set[str] = set() if with_code is None else with_code
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.root, self.skill_mds, self.dirs, self.links, self.diagnostics, self.with_code)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Tree:
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a dataclass
+
+    def __repr__(self) -> str:
+        return f"Tree(root={self.root!r}, skill_mds={self.skill_mds!r})"
 
 
 def walk_tree(root: Path | str, *, found: Callable[[str], None] | None = None) -> Tree:
