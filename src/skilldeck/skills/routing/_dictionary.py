@@ -50,9 +50,11 @@ _LEMMA_LANG = {
 #: translations kept per headword (senses in dictionary order), and English tokens
 MAX_SENSES = 3
 MAX_TOKENS = 4
+#: tokens kept for a headword with several entries (homographs, one per meaning)
+MAX_MERGED = 6
 #: German-style compounds: parts tried when a long word is not a headword
 MIN_PART = 4
-_FORMAT = "1"
+_FORMAT = "2"
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _WORD_RE = re.compile(r"[^\W\d_]+")
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
@@ -82,7 +84,7 @@ class Sources:
 
     def fingerprint(self) -> str:
         """Changes when a source file or the lemma package changes (then we recompile)."""
-        digest = hashlib.sha256(f"{_FORMAT} {MAX_SENSES} {MAX_TOKENS}".encode())
+        digest = hashlib.sha256(f"{_FORMAT} {MAX_SENSES} {MAX_TOKENS} {MAX_MERGED}".encode())
         files = [p for pair in self.freedict.values() for p in pair]
         for path in sorted(files) + ([self.cedict] if self.cedict else []):
             stat = path.stat()
@@ -192,8 +194,8 @@ def _freedict_senses(entry: str) -> list[str]:
     senses: list[str] = []
     for line in entry.split("\n")[1:]:
         stripped = line.strip()
-        if not stripped or stripped.startswith(_SKIP_LINE) or stripped.startswith("("):
-            continue
+        if not stripped or stripped.startswith(_SKIP_LINE) or stripped[0] in '("':
+            continue  # empty, cross-references, grammar notes, "usage examples"
         stripped = _NOISE_RE.sub(" ", _SENSE_NUMBER_RE.sub("", stripped))
         senses.extend(s.strip() for s in re.split(r"[;,]", stripped) if s.strip())
     return senses
@@ -244,11 +246,12 @@ def compile_entries(sources: Sources) -> dict[str, tuple[str, ...]]:
     never replace a headword."""
     entries: dict[str, tuple[str, ...]] = {}
     for lang, (index, data) in sorted(sources.freedict.items()):
-        heads: dict[str, tuple[str, ...]] = {}
+        homographs: dict[str, list[tuple[str, ...]]] = {}
         for head, tokens in read_freedict(index, data):
             key = _key(head)
             if key and key not in STOPWORDS:
-                heads.setdefault(key, tokens)
+                homographs.setdefault(key, []).append(tokens)
+        heads = {key: _interleave(entries) for key, entries in homographs.items()}
         for key, tokens in heads.items():
             entries.setdefault(key, tokens)
         table = sources.lemmas(lang) if sources.lemmas else None
@@ -261,6 +264,20 @@ def compile_entries(sources: Sources) -> dict[str, tuple[str, ...]]:
         for head, tokens in read_cedict(sources.cedict):
             entries.setdefault(_key(head), tokens)
     return entries
+
+
+def _interleave(entries: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """One headword's entries (``Wetter``: mine air; weather; meteorological) merged
+    first sense first, so that each meaning is represented: at most
+    :data:`MAX_MERGED` tokens."""
+    if len(entries) == 1:
+        return entries[0]
+    out: dict[str, None] = {}
+    for rank in range(MAX_TOKENS):
+        for tokens in entries:
+            if rank < len(tokens):
+                out.setdefault(tokens[rank])
+    return tuple(out)[:MAX_MERGED]
 
 
 def _pairs(table: Mapping[str, str]) -> Iterator[tuple[str, str]]:

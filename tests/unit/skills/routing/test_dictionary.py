@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import sqlite3
 from collections.abc import Mapping
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -28,15 +29,19 @@ from skilldeck.skills.routing._lexicon import tokenize_query
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
-#: headword → entry body, as FreeDict's dictd conversion writes them
-GERMAN = {
-    "Rechnung": (
+#: (headword, entry), as FreeDict's dictd conversion writes them: the index is lower
+#: case, and a headword with several meanings has one entry per meaning
+GERMAN = [
+    (
+        "rechnung",
         "Rechnung /rˈɛçnʊŋ/ <fem, n, sg>\n [econ.] invoice <n>, bill\n   Synonym: {Faktura}\n"
+        '      "offene Rechnung"  - unpaid invoice\n',
     ),
-    "Wetter": "Wetter /vˈɛtɜ/ <neut, n, sg>\nweather\n",
-    "Kündigung": "Kündigung /kˈʏndɪɡʊŋ/ <fem, n, sg>\n1. cancellation\n2. dismissal\n",
-    "Rate": "Rate /ʁˈaːtə/ <fem, n, sg>\nrate\n",
-}
+    ("wetter", "Wetter /vˈɛtɜ/ <pl, n>\n [min.] mine atmosphere <n>, mine air <n>\n"),
+    ("wetter", 'Wetter /vˈɛtɜ/ <neut, n, sg>\nweather <n>\n      "bei diesem Wetter"  - in this\n'),
+    ("kündigung", "Kündigung /kˈʏndɪɡʊŋ/ <fem, n, sg>\n1. cancellation\n2. dismissal\n"),
+    ("rate", "Rate /ʁˈaːtə/ <fem, n, sg>\nrate\n"),
+]
 CEDICT = (
     "# CC-CEDICT\n"
     "天氣 天气 [tian1 qi4] /weather/\n"
@@ -54,12 +59,12 @@ def b64(value: int) -> str:
             return digits
 
 
-def write_freedict(folder: Path, lang: str, entries: Mapping[str, str]) -> None:
+def write_freedict(folder: Path, lang: str, entries: list[tuple[str, str]]) -> None:
     """A dictd dictionary: a gzip'ed text and an index of base-64 offsets."""
     folder.mkdir(parents=True, exist_ok=True)
     blob = b""
     index = ["00databaseshort\tA\tB"]
-    for head, body in entries.items():
+    for head, body in entries:
         data = body.encode()
         index.append(f"{head}\t{b64(len(blob))}\t{b64(len(data))}")
         blob += data
@@ -86,12 +91,16 @@ def sources(dict_dir: Path) -> Sources:
 
 
 def test_reads_dictd_entries_first_senses_without_markup(dict_dir: Path) -> None:
-    pairs = dict(
-        read_freedict(dict_dir / "freedict-deu-eng.index", dict_dir / "freedict-deu-eng.dict.dz")
-    )
-    assert pairs["Rechnung"] == ("invoic", "bill")  # no "econ", "faktura", phonetics
-    assert pairs["Kündigung"] == ("cancellation", "dismissal")
-    assert "00databaseshort" not in pairs
+    index, data = dict_dir / "freedict-deu-eng.index", dict_dir / "freedict-deu-eng.dict.dz"
+    pairs = list(read_freedict(index, data))
+    # no "econ", "faktura", phonetics, nor the German words of a usage example
+    assert pairs[0] == ("rechnung", ("invoic", "bill"))
+    assert ("kündigung", ("cancellation", "dismissal")) in pairs
+    assert [tokens for head, tokens in pairs if head == "wetter"] == [
+        ("min", "atmospher", "air"),
+        ("weather",),
+    ]
+    assert all(head != "00databaseshort" for head, _ in pairs)
 
 
 def test_compiles_headwords_inflections_and_cedict(sources: Sources) -> None:
@@ -99,6 +108,8 @@ def test_compiles_headwords_inflections_and_cedict(sources: Sources) -> None:
     assert entries["rechnung"] == ("invoic", "bill")
     assert entries["rechnungen"] == ("invoic", "bill")  # from the lemma table
     assert entries["kundigung"] == ("cancellation", "dismissal")  # accent-folded key
+    # every meaning of a headword is kept, first senses first
+    assert entries["wetter"] == ("min", "weather", "atmospher", "air")
     assert entries["发票"] == entries["發票"] == ("invoic", "receipt", "bill", "purchas")
     assert "张" not in entries and "張" not in entries  # classifier lines skipped
 
@@ -123,14 +134,20 @@ def test_compiled_once_into_the_cache_folder_then_read(
     cache = tmp_path / "cache"
     BilingualDictionary(cache, sources).translate("wetter")
     (table,) = cache.glob("dictionary-*.sqlite")
-    with sqlite3.connect(table) as db:
-        assert db.execute("SELECT en FROM t WHERE term = 'wetter'").fetchone() == ("weather",)
+    with closing(sqlite3.connect(table)) as db:
+        row = db.execute("SELECT en FROM t WHERE term = 'wetter'").fetchone()
+    assert row == ("min weather atmospher air",)
 
     def no_compile(_: Sources) -> dict[str, tuple[str, ...]]:
         raise AssertionError("compiled again")
 
     monkeypatch.setattr(dictionary_mod, "compile_entries", no_compile)
-    assert BilingualDictionary(cache, sources).translate("wetter") == ["weather"]
+    assert BilingualDictionary(cache, sources).translate("wetter") == [
+        "min",
+        "weather",
+        "atmospher",
+        "air",
+    ]
 
 
 def test_no_dictionary_installed_falls_back_to_the_lexicon(tmp_path: Path) -> None:
