@@ -334,7 +334,7 @@ class BilingualDictionary:
             return True
         path = self._folder / f"dictionary-{sources.fingerprint()}.sqlite"
         if not path.is_file():
-            log.info("compiling the bilingual dictionaries into %s (once)", path)
+            log.warning("compiling the bilingual dictionaries into %s (once, about a minute)", path)
             try:
                 write_table(compile_entries(sources), path)
                 for stale in self._folder.glob("dictionary-*.sqlite"):
