@@ -21,19 +21,19 @@ request: English requests never touch it. A lookup is an indexed ``SELECT``.
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import importlib.util
 import logging
 import os
 import re
-import sqlite3
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skilldeck.skills.routing.tokenize import STOPWORDS, fold, tokenize
+
+if TYPE_CHECKING:
+    import sqlite3
 
 __all__ = ["DICTD_DIRS", "BilingualDictionary", "Sources", "dictionary_for", "find_sources"]
 
@@ -56,12 +56,22 @@ MAX_MERGED = 6
 MIN_PART = 4
 _FORMAT = "2"
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-_WORD_RE = re.compile(r"[^\W\d_]+")
-_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
-_KANA_ONLY_RE = re.compile(r"[\u3040-\u309f\u30fc]+")
-_NOISE_RE = re.compile(r"/[^/\n]*/|<[^>\n]*>|\[[^\]\n]*\]|\{[^}\n]*\}|\([^)\n]*\)")
-_SENSE_NUMBER_RE = re.compile(r"^\s*\d+\.\s*")
+#: compiled on first use: ``skilldeck skills match`` imports this module on its
+#: one-shot path (``python -m bench startup``), where English requests never need them
+_PATTERNS = {
+    "word": r"[^\W\d_]+",
+    "cjk": r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+",
+    "kana": r"[\u3040-\u309f\u30fc]+",
+    "noise": r"/[^/\n]*/|<[^>\n]*>|\[[^\]\n]*\]|\{[^}\n]*\}|\([^)\n]*\)",
+    "sense_number": r"^\s*\d+\.\s*",
+}
 _SKIP_LINE = ("Note:", "Synonym", "see:", "Syn:", "Ant:")
+
+
+@cache
+def _pattern(name: str) -> re.Pattern[str]:
+    return re.compile(_PATTERNS[name])
+
 
 LemmaTables = Callable[[str], Mapping[str, str] | None]
 
@@ -84,6 +94,8 @@ class Sources:
 
     def fingerprint(self) -> str:
         """Changes when a source file or the lemma package changes (then we recompile)."""
+        import hashlib  # stdlib, lazy: only when a non-English request opens the table
+
         digest = hashlib.sha256(f"{_FORMAT} {MAX_SENSES} {MAX_TOKENS} {MAX_MERGED}".encode())
         files = [p for pair in self.freedict.values() for p in pair]
         for path in sorted(files) + ([self.cedict] if self.cedict else []):
@@ -176,6 +188,8 @@ def _b64(text: str) -> int:
 
 def read_freedict(index: Path, data: Path) -> Iterator[tuple[str, tuple[str, ...]]]:
     """(headword, English tokens) of every entry of a dictd dictionary."""
+    import gzip  # stdlib, lazy: compiling only
+
     with gzip.open(data) as compressed:
         text = compressed.read()
     for line in index.read_text(encoding="utf-8").splitlines():
@@ -196,13 +210,15 @@ def _freedict_senses(entry: str) -> list[str]:
         stripped = line.strip()
         if not stripped or stripped.startswith(_SKIP_LINE) or stripped[0] in '("':
             continue  # empty, cross-references, grammar notes, "usage examples"
-        stripped = _NOISE_RE.sub(" ", _SENSE_NUMBER_RE.sub("", stripped))
+        stripped = _pattern("noise").sub(" ", _pattern("sense_number").sub("", stripped))
         senses.extend(s.strip() for s in re.split(r"[;,]", stripped) if s.strip())
     return senses
 
 
 def read_cedict(path: Path) -> Iterator[tuple[str, tuple[str, ...]]]:
     """(simplified and traditional headword, English tokens) of CC-CEDICT lines."""
+    import gzip  # stdlib, lazy: compiling only
+
     with gzip.open(path, "rt", encoding="utf-8") as lines:
         for line in lines:
             if line.startswith("#"):
@@ -210,7 +226,7 @@ def read_cedict(path: Path) -> Iterator[tuple[str, tuple[str, ...]]]:
             head, _, rest = line.partition(" [")
             words = head.split()
             senses = [
-                _NOISE_RE.sub(" ", s)
+                _pattern("noise").sub(" ", s)
                 for s in rest.partition("] /")[2].split("/")
                 if s.strip() and not s.startswith(("CL:", "see ", "variant of", "surname"))
             ]
@@ -297,6 +313,9 @@ def _pairs(table: Mapping[str, str]) -> Iterator[tuple[str, str]]:
 def write_table(entries: Mapping[str, tuple[str, ...]], path: Path) -> None:
     """Write ``entries`` as a SQLite table at ``path`` (atomically: temp + rename)."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    import sqlite3  # stdlib, lazy: ~5 ms, only for non-English requests
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
@@ -323,6 +342,8 @@ class BilingualDictionary:
 
     def _open(self) -> bool:
         """Open (compiling if needed) the table; False when no source is installed."""
+        import sqlite3  # stdlib, lazy: ~5 ms, only for non-English requests
+
         if self._ready:
             return self._db is not None or bool(self._memory)
         self._ready = True
@@ -363,10 +384,10 @@ class BilingualDictionary:
         if not self._open():
             return None
         out: list[str] = []
-        for word in _WORD_RE.findall(folded_lower):
-            if word not in STOPWORDS and not _CJK_RE.match(word):
+        for word in _pattern("word").findall(folded_lower):
+            if word not in STOPWORDS and not _pattern("cjk").match(word):
                 out.extend(self._word(word))
-        for run in _CJK_RE.findall(folded_lower):
+        for run in _pattern("cjk").findall(folded_lower):
             out.extend(self._cjk(run))
         return list(dict.fromkeys(out))
 
@@ -396,7 +417,7 @@ class BilingualDictionary:
         while at < len(run) - 1:
             for size in range(min(6, len(run) - at), 1, -1):
                 piece = run[at : at + size]
-                found = () if _KANA_ONLY_RE.fullmatch(piece) else self.get(piece)
+                found = () if _pattern("kana").fullmatch(piece) else self.get(piece)
                 if found:
                     out.extend(found)
                     at += size
