@@ -57,6 +57,10 @@ def skilldeck_home(
     # Non-English routing would compile the installed dictionaries (a minute) into
     # each test's cache; tests of the dictionaries point this at their own files.
     monkeypatch.setenv("SKILLDECK_DICTIONARIES", "none")
+    # Routing fuses wordllama embeddings by default; most tests assert lexical
+    # rankings of small catalogs, so they rank lexically. Tests of the embeddings
+    # delete this (tests/unit/skills/routing/test_embeddings_default.py).
+    monkeypatch.setenv("SKILLDECK_EMBEDDINGS", "none")
     yield home / ".skilldeck"
 
 

@@ -67,7 +67,7 @@ class SkillsView:
         self.strict: bool = data.get("strict", False)
         self.prompt_budget: int = data.get("prompt_budget", 8000)
         self.discovery_workers: int = data.get("discovery_workers", 0)
-        self.match_embeddings: bool = data.get("match_embeddings", False)
+        self.match_embeddings: bool = data.get("match_embeddings", True)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._owner.full().skills, name)

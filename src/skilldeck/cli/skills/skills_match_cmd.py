@@ -25,8 +25,12 @@ TopOption = Annotated[
     int, typer.Option("--top", "-k", min=1, help="How many skills to show (best first).")
 ]
 EmbeddingsOption = Annotated[
-    bool,
-    typer.Option("--embeddings", help="Fuse sentence embeddings in (needs skilldeck[embeddings])."),
+    bool | None,
+    typer.Option(
+        "--embeddings/--lexical",
+        help="Fuse static embeddings in (the default: skills.match_embeddings), or rank "
+        "by words only.",
+    ),
 ]
 
 
@@ -40,12 +44,12 @@ def match(
     root: RootOption = None,
     no_defaults: NoDefaultsOption = False,
     json_: JsonOption = False,
-    embeddings: EmbeddingsOption = False,
+    embeddings: EmbeddingsOption = None,
 ) -> None:
     """Rank skills for a request: which skill should handle this?"""
     if not query.strip():
         fail("QUERY is empty; describe the task in a few words.", code=2)
-    overrides = {"skills": {"match_embeddings": True}} if embeddings else {}
+    overrides = {} if embeddings is None else {"skills": {"match_embeddings": embeddings}}
     registry = discover_registry(root, no_defaults, **overrides)
     rows, descriptions = ranked_rows(registry, query, top)
     write_matches(rows, descriptions, query, json_=json_)

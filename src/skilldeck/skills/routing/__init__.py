@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from skilldeck._moved import load_attribute
 
 if TYPE_CHECKING:
-    from skilldeck.skills.routing._warm import warm_rank
+    from skilldeck.skills.routing._embeddings import warm_rank_embedded
+    from skilldeck.skills.routing._warm import embeddings_on, warm_rank
     from skilldeck.skills.routing.coexist import BlockFit, Coexistence, block_fit, coexistence
     from skilldeck.skills.routing.evals import (
         EVAL_FILES,
@@ -89,6 +90,8 @@ _HOME: dict[str, str] = {
     "registry_ranking": "hints",
     "skill_hint": "hints",
     "warm_rank": "_warm",
+    "embeddings_on": "_warm",
+    "warm_rank_embedded": "_embeddings",
 }
 
 __all__ = [
@@ -109,6 +112,7 @@ __all__ = [
     "block_fit",
     "build_report",
     "coexistence",
+    "embeddings_on",
     "find_eval_file",
     "fold",
     "hint_from_settings",
@@ -125,6 +129,7 @@ __all__ = [
     "split_fused_names",
     "stem",
     "warm_rank",
+    "warm_rank_embedded",
 ]
 
 

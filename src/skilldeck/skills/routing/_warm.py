@@ -22,6 +22,7 @@ import heapq
 import json
 import logging
 import math
+import os
 import re
 import sys
 import zipfile
@@ -46,7 +47,7 @@ from skilldeck.skills.routing._lexicon import tokenize_query
 if TYPE_CHECKING:
     from skilldeck.config import Settings
 
-__all__ = ["WarmIndex", "warm_rank"]
+__all__ = ["WarmIndex", "WarmRegistry", "embeddings_on", "warm_rank"]
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +56,7 @@ _INT_FORMATS: dict[str, Literal["i", "q", "B"]] = {"<i4": "i", "<i8": "q", "|u1"
 _HEADER = re.compile(rb"'descr': '([<|][a-z]\d)', 'fortran_order': False, 'shape': \((\d+),\)")
 
 
-class _Registry(Protocol):
+class WarmRegistry(Protocol):
     settings: Settings
 
     @property
@@ -64,11 +65,11 @@ class _Registry(Protocol):
     def list(self, *, include_disabled: bool = False) -> list[Skill]: ...
 
 
-def warm_rank(registry: _Registry, query: str, *, k: int) -> list[Match] | None:
+def warm_rank(registry: WarmRegistry, query: str, *, k: int) -> list[Match] | None:
     """The ``k`` best enabled skills for ``query`` from the cached index, as
     :meth:`.match.SkillMatcher.rank` ranks them; None when only the matcher can."""
     settings = registry.settings
-    if settings.skills.match_embeddings:
+    if embeddings_on(settings):
         return None
     skills = registry.list()
     if k <= 0 or not skills:
@@ -153,6 +154,13 @@ class WarmIndex:
         rows = sorted(touched)
         scores = array("f", [min(sums[row] / divisor, 1.0) for row in rows])
         return {row: score for row, score in zip(rows, scores, strict=True) if score > 0}
+
+
+def embeddings_on(settings: Settings) -> bool:
+    """Whether routing fuses embeddings: ``skills.match_embeddings`` (on by default),
+    unless ``SKILLDECK_EMBEDDINGS=none`` turns them off for this process (the test
+    suite does, as ``SKILLDECK_DICTIONARIES=none`` turns off the dictionaries)."""
+    return settings.skills.match_embeddings and os.environ.get("SKILLDECK_EMBEDDINGS") != "none"
 
 
 def _npy(blob: bytes) -> memoryview[Any]:

@@ -41,6 +41,7 @@ import numpy as np
 from skilldeck._atomic import atomic_write_bytes
 from skilldeck.errors import SkilldeckError
 from skilldeck.skills.model.skill import Skill, SkillKind
+from skilldeck.skills.routing import _embeddings
 from skilldeck.skills.routing._basics import (
     MIN_CEILING,
     BM25FParams,
@@ -52,10 +53,11 @@ from skilldeck.skills.routing._basics import (
 from skilldeck.skills.routing._bm25f import F32, BM25FIndex
 from skilldeck.skills.routing._dictionary import dictionary_for
 from skilldeck.skills.routing._embeddings import (
-    FUSION_WEIGHT,
     Embedder,
-    load_embedder,
+    default_embedder,
+    fuse,
     reciprocal_rank_fusion,
+    top_indices,
 )
 from skilldeck.skills.routing._lexicon import Translator, looks_foreign, tokenize_query
 from skilldeck.skills.routing._match_index import (
@@ -65,6 +67,7 @@ from skilldeck.skills.routing._match_index import (
     split_fused_names,
     vector_path,
 )
+from skilldeck.skills.routing._warm import embeddings_on
 from skilldeck.skills.routing.tokenize import fold
 
 if TYPE_CHECKING:
@@ -172,8 +175,8 @@ class SkillMatcher:
         install it and ranking stays lexical. The same registry in the same state gets
         the same matcher back, so asking once per user message costs nothing.
         """
-        if embedder is None and registry.settings.skills.match_embeddings:
-            embedder = _default_embedder()
+        if embedder is None and embeddings_on(registry.settings):
+            embedder = default_embedder(index_path(registry.settings.cache_dir, "-").parent)
         state = (registry.fingerprint, id(embedder))
         try:
             memo = _MATCHER_MEMO.get(registry)
@@ -232,7 +235,8 @@ class SkillMatcher:
         if self._embedder is not None and not looks_foreign(fold(query).lower()):
             return self._rank_with_embeddings(query, scores, k)
         return [
-            Match(self.skills[i].name, float(scores[i]), self.skills[i]) for i in _top(scores, k)
+            Match(self.skills[i].name, float(scores[i]), self.skills[i])
+            for i in top_indices(scores, k)
         ]
 
     def _rank_with_embeddings(self, query: str, scores: F32, k: int) -> list[Match]:
@@ -241,15 +245,15 @@ class SkillMatcher:
             self._vectors = self._skill_vectors(self._embedder)
         query_vec = self._embedder.embed([query])[0]
         cosine = np.clip(self._vectors @ query_vec, 0.0, 1.0).astype(np.float32)
-        mean = (scores + cosine) / np.float32(2)
-        if FUSION_WEIGHT is not None:
-            mixed = (1 - FUSION_WEIGHT) * scores + FUSION_WEIGHT * cosine
+        mixed, mean = fuse(scores, cosine)
+        if _embeddings.FUSION_WEIGHT is not None:
             return [
-                Match(self.skills[i].name, float(mean[i]), self.skills[i]) for i in _top(mixed, k)
+                Match(self.skills[i].name, float(mean[i]), self.skills[i])
+                for i in top_indices(mixed, k)
             ]
         depth = max(k * 5, 50)
-        lexical = [int(i) for i in _top(scores, depth)]
-        semantic = [int(i) for i in _top(cosine, depth)]
+        lexical = [int(i) for i in top_indices(scores, depth)]
+        semantic = [int(i) for i in top_indices(cosine, depth)]
         fused = reciprocal_rank_fusion([lexical, semantic])[:k]
         return [Match(self.skills[i].name, float(mean[i]), self.skills[i]) for i in fused]
 
@@ -296,17 +300,6 @@ def rank_for_disclosure(matcher: SkillMatcher, task: str, *, k: int | None = Non
 # ---- helpers -----------------------------------------------------------------------
 
 
-def _top(scores: F32, k: int) -> list[int]:
-    """Indices of the ``k`` highest positive scores, best first (ties: lower index,
-    also at the k-th place: :mod:`._warm` ranks the same way without numpy)."""
-    positive = np.flatnonzero(scores > 0)
-    if len(positive) > k:  # keep the k best and every score equal to the k-th
-        negated = -scores[positive]
-        positive = positive[negated <= np.partition(negated, k - 1)[k - 1]]
-    order = np.lexsort((positive, -scores[positive]))[:k]
-    return [int(i) for i in positive[order]]
-
-
 def _safe_call(handler: Handler, query: str, name: str) -> float:
     """A code skill's can_handle; its failure must never break ranking."""
     try:
@@ -333,18 +326,3 @@ def _code_skill_handlers(skills: Sequence[Skill], settings: Settings) -> dict[st
         except SkilldeckError as e:  # untrusted, disabled or broken: BM25F alone ranks it
             log.info("not using can_handle of %r: %s", skill.name, e)
     return handlers
-
-
-_EMBEDDER: list[Embedder | None] = []
-
-
-def _default_embedder() -> Embedder | None:
-    """The packaged embedder, loaded once per process; None (with a warning) if the
-    ``[embeddings]`` extra is missing."""
-    if not _EMBEDDER:
-        try:
-            _EMBEDDER.append(load_embedder())
-        except ImportError as e:
-            log.warning("%s Ranking without embeddings.", e)
-            _EMBEDDER.append(None)
-    return _EMBEDDER[0]

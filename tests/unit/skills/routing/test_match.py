@@ -22,6 +22,7 @@ from skilldeck.skills.routing import (
     skill_fields,
     split_fused_names,
 )
+from skilldeck.skills.routing import _embeddings as embeddings_mod
 from skilldeck.skills.routing._bm25f import BM25FIndex, BM25FParams
 from skilldeck.skills.routing._embeddings import INSTALL_HINT, load_embedder, reciprocal_rank_fusion
 from skilldeck.skills.routing._match_index import KEEP_CACHE_FILES
@@ -441,11 +442,12 @@ def test_embeddings_setting_without_the_extra_warns_and_stays_lexical(
     import sys
 
     monkeypatch.setitem(sys.modules, "wordllama", None)
-    monkeypatch.setattr(match_mod, "_EMBEDDER", [])
+    monkeypatch.setattr(embeddings_mod, "_EMBEDDERS", {})
+    monkeypatch.delenv("SKILLDECK_EMBEDDINGS")
     settings.skills.match_embeddings = True
-    with caplog.at_level("WARNING", logger="skilldeck.skills.routing.match"):
+    with caplog.at_level("WARNING", logger="skilldeck.skills.routing._embeddings"):
         matcher = SkillMatcher.for_registry(registry_for(settings, skills_root))
-    assert "skilldeck[embeddings]" in caplog.text
+    assert "pip install 'wordllama" in caplog.text
     assert names(matcher.rank("commit message", k=1)) == ["git-commit"]
 
 
@@ -453,7 +455,9 @@ def test_embeddings_setting_uses_the_embedder(
     settings: Settings, skills_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake = FakeEmbedder()
-    monkeypatch.setattr(match_mod, "_EMBEDDER", [fake])
+    monkeypatch.setattr(embeddings_mod, "default_embedder", lambda _dir: fake)
+    monkeypatch.setattr(match_mod, "default_embedder", lambda _dir: fake)
+    monkeypatch.delenv("SKILLDECK_EMBEDDINGS")
     settings.skills.match_embeddings = True
     matcher = SkillMatcher.for_registry(registry_for(settings, skills_root))
     matcher.rank("commit message", k=1)
@@ -471,7 +475,8 @@ def test_missing_embeddings_extra_names_the_install(monkeypatch: pytest.MonkeyPa
     import sys
 
     monkeypatch.setitem(sys.modules, "wordllama", None)
-    with pytest.raises(ImportError, match=r"skilldeck\[embeddings\]") as info:
+    monkeypatch.setattr(embeddings_mod, "wordllama_folder", lambda: None)
+    with pytest.raises(ImportError, match=r"pip install 'wordllama") as info:
         load_embedder()
     assert str(info.value) == INSTALL_HINT
 
@@ -505,9 +510,9 @@ def test_weighted_fusion_ranks_by_the_mixed_score(monkeypatch: pytest.MonkeyPatc
         make_skill("repair-shop-finder", "Find repairs nearby: repairs, repairs."),
     ]
     matcher = SkillMatcher.from_skills(skills, embedder=FakeEmbedder())
-    monkeypatch.setattr(match_mod, "FUSION_WEIGHT", 0.0)  # lexical order only
+    monkeypatch.setattr(embeddings_mod, "FUSION_WEIGHT", 0.0)  # lexical order only
     assert names(matcher.rank("automobile repairs", k=2))[0] == "repair-shop-finder"
-    monkeypatch.setattr(match_mod, "FUSION_WEIGHT", 0.9)  # meaning dominates
+    monkeypatch.setattr(embeddings_mod, "FUSION_WEIGHT", 0.9)  # meaning dominates
     assert names(matcher.rank("automobile repairs", k=2))[0] == "garage"
 
 

@@ -126,9 +126,12 @@ def test_declines_a_cache_of_other_skills_under_the_same_name(
     assert warm_rank(registry, "pdf", k=3) is None
 
 
-def test_declines_when_embeddings_are_on(settings: Settings, root: Path) -> None:
+def test_declines_when_embeddings_are_on(
+    settings: Settings, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     registry = registry_for(settings, root)
     SkillMatcher.for_registry(registry)
+    monkeypatch.delenv("SKILLDECK_EMBEDDINGS")
     registry.settings.skills.match_embeddings = True
     assert warm_rank(registry, "pdf", k=3) is None
 

@@ -91,7 +91,10 @@ def ranked_rows(registry: SkillRegistry, query: str, top: int) -> tuple[list[Row
     """The ``top`` best skills for ``query`` as printed rows, and their descriptions:
     from the cached index without numpy when it can, else from the matcher (which
     builds the cache; the two rank alike)."""
-    matches = routing.warm_rank(registry, query, k=top)
+    if routing.embeddings_on(registry.settings):  # numpy, but no index decoding
+        matches = routing.warm_rank_embedded(registry, query, k=top)
+    else:
+        matches = routing.warm_rank(registry, query, k=top)
     if matches is None:  # the facade imports the matcher (and numpy) only here
         matches = routing.SkillMatcher.for_registry(registry).rank(query, k=top)
     rows: list[Row] = [
