@@ -24,7 +24,9 @@ Modules: ``layers`` (reading, provenance, the one merge), ``precedence``, ``mode
 CLI's fast path, from the same layers), ``writes`` (atomic ``enable``/``disable``).
 Nothing else in skilldeck opens ``config.toml``. The pydantic names below are loaded
 on first use (PEP 562), so ``import skilldeck.settings`` stays pydantic-free for the
-fast path; ``skilldeck.config`` re-exports them under their old path.
+fast path; ``skilldeck.config`` re-exports them under their old path. So are the
+writes: a read-only command (``skills list --json``: ``python -m bench discovery``,
+figure ``cli_list_json_warm``) never imports :mod:`~skilldeck.settings.writes`.
 """
 
 from __future__ import annotations
@@ -44,11 +46,16 @@ from skilldeck.settings.layers import (
 from skilldeck.settings.paths import HomePaths
 from skilldeck.settings.precedence import choose_model, file_rules, merged
 from skilldeck.settings.view import SettingsView, view_from_layers
-from skilldeck.settings.writes import Written, record_disabled, record_enabled, update_config_file
 
 if TYPE_CHECKING:
     from skilldeck.settings.load import load_settings, settings_from_layers
     from skilldeck.settings.model import Settings
+    from skilldeck.settings.writes import (
+        Written,
+        record_disabled,
+        record_enabled,
+        update_config_file,
+    )
 
 __all__ = [
     "HomePaths",
@@ -73,11 +80,16 @@ __all__ = [
     "view_from_layers",
 ]
 
-#: names that import pydantic, resolved on first use
+#: names resolved on first use: pydantic's, and the writes (only commands that write
+#: config need them)
 _LAZY = {
     "Settings": "skilldeck.settings.model",
     "load_settings": "skilldeck.settings.load",
     "settings_from_layers": "skilldeck.settings.load",
+    "Written": "skilldeck.settings.writes",
+    "record_disabled": "skilldeck.settings.writes",
+    "record_enabled": "skilldeck.settings.writes",
+    "update_config_file": "skilldeck.settings.writes",
 }
 
 

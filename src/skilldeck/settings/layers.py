@@ -15,14 +15,19 @@ read here; the workspace file by :func:`skilldeck.trust.assess_workspace`, whose
 digest covers the very bytes parsed below.
 
 Standard library only (tomllib imported when a file or variable needs parsing): the
-fast path builds its view from these layers without pydantic.
+fast path builds its view from these layers without pydantic. :class:`Layer` and
+:class:`Layers` are plain slotted classes with what a frozen ``@dataclass`` gave them
+(immutable, equal and hashed by value, its ``repr``), because generating a frozen
+dataclass's methods costs about a millisecond per class at every import, on the path
+of every ``skills list --json`` (``python -m bench discovery``, figure
+``cli_list_json_warm``; ``python -m bench compare discovery``).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError
 from pathlib import Path
 from typing import Any
 
@@ -53,32 +58,88 @@ def skilldeck_home() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".skilldeck"
 
 
-@dataclass(frozen=True, slots=True)
-class Layer:
+class _Frozen:
+    """Immutable, compared and hashed by value over ``__match_args__`` (the fields in
+    order), with a dataclass's ``repr``; pickled through the constructor."""
+
+    __slots__ = ()
+    __match_args__: tuple[str, ...] = ()
+
+    def _key(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__match_args__)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
+        return f"{self.__class__.__qualname__}({fields})"
+
+    def __reduce__(self) -> tuple[type[_Frozen], tuple[Any, ...]]:
+        return self.__class__, self._key()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+class Layer(_Frozen):
     """One source of settings: its table and where it came from."""
+
+    __slots__ = ("data", "error", "kind", "where")
+    __match_args__ = ("kind", "where", "data", "error")
 
     #: "user", "workspace", "environment" or "arguments"
     kind: str
     #: the file's path, ``the environment`` or ``the arguments given`` (for messages)
     where: str
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any]
     #: why the source could not be used (broken TOML, unreadable): raised by the model
-    error: ConfigError | None = None
+    error: ConfigError | None
+
+    def __init__(
+        self,
+        kind: str,
+        where: str,
+        data: dict[str, Any] | None = None,
+        error: ConfigError | None = None,
+    ) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "where", where)
+        object.__setattr__(self, "data", {} if data is None else data)
+        object.__setattr__(self, "error", error)
 
     @property
     def is_file(self) -> bool:
         return self.kind in ("user", "workspace")
 
 
-@dataclass(frozen=True, slots=True)
-class Layers:
+class Layers(_Frozen):
     """Everything settings are built from, as read once for ``home`` and ``workspace``."""
+
+    __slots__ = ("home", "layers", "trust", "workspace")
+    __match_args__ = ("home", "workspace", "trust", "layers")
 
     home: Path
     workspace: Path
     trust: Assessment
     #: lowest precedence first: user file, workspace file, environment, arguments
     layers: tuple[Layer, ...]
+
+    def __init__(
+        self, home: Path, workspace: Path, trust: Assessment, layers: tuple[Layer, ...]
+    ) -> None:
+        object.__setattr__(self, "home", home)
+        object.__setattr__(self, "workspace", workspace)
+        object.__setattr__(self, "trust", trust)
+        object.__setattr__(self, "layers", layers)
 
     @property
     def files(self) -> tuple[Layer, ...]:

@@ -3,11 +3,19 @@
 Plain data with ``to_dict()`` for ``--json``; :mod:`.registry` builds them with
 :func:`candidate_entry` and :func:`invalid_entry` from its precedence pass and its
 view of availability.
+
+The three records are plain classes with ``__slots__`` rather than frozen
+``@dataclass``es, with what the dataclass gave them: keyword or positional
+construction, immutability (``FrozenInstanceError``), equality and hashing by value,
+the same ``repr``, ``__match_args__``, pickling. Generating a frozen dataclass's
+methods costs about a millisecond per class at every import, and this module is on
+the path of every ``skills list --json`` (``python -m bench discovery``, figure
+``cli_list_json_warm``; ``python -m bench compare discovery``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,23 +47,106 @@ class EntryStatus(StrEnum):
     UNAVAILABLE = "unavailable"
 
 
-@dataclass(frozen=True, slots=True)
-class SkillEntry:
+class _Record:
+    """What a frozen ``@dataclass`` gives, for a subclass that lists its fields in
+    ``__match_args__`` (in order) and sets them in ``__init__`` with
+    ``object.__setattr__``: immutable, compared and hashed by value, a dataclass's
+    ``repr``, pickled through its constructor."""
+
+    __slots__ = ()
+    __match_args__: tuple[str, ...] = ()
+
+    def _key(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__match_args__)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
+        return f"{self.__class__.__qualname__}({fields})"
+
+    def __reduce__(self) -> tuple[type[_Record], tuple[Any, ...]]:
+        return self.__class__, self._key()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+class SkillEntry(_Record):
     """One row of ``skills list --all``: a candidate skill and what became of it."""
+
+    __slots__ = (
+        "diagnostics",
+        "enabled",
+        "folder",
+        "name",
+        "reason",
+        "shadowed_by",
+        "skill",
+        "skill_md",
+        "source",
+        "status",
+    )
+    __match_args__ = (
+        "name",
+        "status",
+        "source",
+        "folder",
+        "skill_md",
+        "skill",
+        "shadowed_by",
+        "reason",
+        "diagnostics",
+        "enabled",
+    )
 
     name: str
     status: EntryStatus
     source: SkillSource
     folder: Path
     skill_md: Path | None
-    skill: Skill | None = None
+    skill: Skill | None
     #: folder of the skill that wins over this one (shadowed entries only)
-    shadowed_by: Path | None = None
-    reason: str | None = None
-    diagnostics: tuple[Diagnostic, ...] = ()
+    shadowed_by: Path | None
+    reason: str | None
+    diagnostics: tuple[Diagnostic, ...]
     #: the registry's view of the name (``SkillRegistry.is_enabled``); None for an
     #: entry built elsewhere, which counts a skill as enabled
-    enabled: bool | None = None
+    enabled: bool | None
+
+    def __init__(
+        self,
+        name: str,
+        status: EntryStatus,
+        source: SkillSource,
+        folder: Path,
+        skill_md: Path | None,
+        skill: Skill | None = None,
+        shadowed_by: Path | None = None,
+        reason: str | None = None,
+        diagnostics: tuple[Diagnostic, ...] = (),
+        enabled: bool | None = None,
+    ) -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "name", name)
+        setattr_(self, "status", status)
+        setattr_(self, "source", source)
+        setattr_(self, "folder", folder)
+        setattr_(self, "skill_md", skill_md)
+        setattr_(self, "skill", skill)
+        setattr_(self, "shadowed_by", shadowed_by)
+        setattr_(self, "reason", reason)
+        setattr_(self, "diagnostics", diagnostics)
+        setattr_(self, "enabled", enabled)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -158,14 +249,22 @@ def active_row(skill: Skill) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True, slots=True)
-class Shadowing:
+class Shadowing(_Record):
     """``winner`` hides ``hidden`` (same name); ``reason`` says why in plain words."""
+
+    __slots__ = ("hidden", "name", "reason", "winner")
+    __match_args__ = ("name", "winner", "hidden", "reason")
 
     name: str
     winner: Skill
     hidden: Skill
     reason: str
+
+    def __init__(self, name: str, winner: Skill, hidden: Skill, reason: str) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "winner", winner)
+        object.__setattr__(self, "hidden", hidden)
+        object.__setattr__(self, "reason", reason)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -176,11 +275,20 @@ class Shadowing:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class RefreshResult:
+class RefreshResult(_Record):
+    """The skill names a refresh added, changed and removed."""
+
+    __slots__ = ("added", "changed", "removed")
+    __match_args__ = ("added", "changed", "removed")
+
     added: list[str]
     changed: list[str]
     removed: list[str]
+
+    def __init__(self, added: list[str], changed: list[str], removed: list[str]) -> None:
+        object.__setattr__(self, "added", added)
+        object.__setattr__(self, "changed", changed)
+        object.__setattr__(self, "removed", removed)
 
     @property
     def any(self) -> bool:

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skilldeck import settings as settings_pkg
 from skilldeck.errors import SkillNotFoundError, SkillUnavailableError
-from skilldeck.settings.writes import Written, record_disabled, record_enabled
 from skilldeck.skills.discovery.discover import discover, gc_paused
 from skilldeck.skills.discovery.results import DiscoveryResult, InvalidSkill
 from skilldeck.skills.discovery.roots import Root, resolve_roots
@@ -41,6 +41,7 @@ from skilldeck.skills.registry.precedence import resolve_candidates
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
+    from skilldeck.settings import Written
 
 __all__ = [
     "EntryStatus",
@@ -200,7 +201,9 @@ class SkillRegistry:
     def disable(self, name: str) -> None:
         """Disable ``name`` and remember it in the user config file."""
         self._require_known(name)
-        record_disabled(self.settings, name)  # atomic, through the settings package
+        # atomic, through the settings package; its writes module is loaded on first
+        # use, so a read-only listing never imports it (``python -m bench discovery``)
+        settings_pkg.record_disabled(self.settings, name)
         self._changed()
 
     def enable(self, name: str) -> Written:
@@ -208,7 +211,7 @@ class SkillRegistry:
         workspace config files, wherever it was listed (``retrust`` in the result:
         a trusted workspace file was rewritten, see :mod:`skilldeck.settings.writes`)."""
         self._require_known(name)
-        written = record_enabled(self.settings, name)
+        written = settings_pkg.record_enabled(self.settings, name)
         self._changed()
         return written
 
