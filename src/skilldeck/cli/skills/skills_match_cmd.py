@@ -4,9 +4,9 @@ Ranks the discovered skills for a free-text request with the same matcher the ag
 uses for hints and the Skill tool's ``query``. ``--json`` prints an array of
 ``{name, path, score}`` best first, ``path`` being the skill folder and ``score`` the
 normalised score in [0, 1]. The routing index is cached next to the discovery
-snapshot, so repeated calls do not re-read any SKILL.md. ``--embeddings`` (or
-``skills.match_embeddings = true``) fuses sentence embeddings in when the
-``[embeddings]`` extra is installed. Run as ``skilldeck``, the plain shapes never
+snapshot, so repeated calls do not re-read any SKILL.md. Static embeddings are
+fused in by default (``skills.match_embeddings``); ``--lexical`` ranks by words
+only, ``--embeddings`` forces them on. Run as ``skilldeck``, the plain shapes never
 reach typer: :mod:`.fast_match` answers them through the same functions.
 """
 

@@ -14,10 +14,11 @@ How a query is ranked (docs/routing.md has the measurements):
    weighted by rarity, this skill covers". Hints compare it to a threshold.
 4. A code skill's ``can_handle(query)`` (0–1) lifts its score by noisy-OR:
    ``s' = 1 - (1 - s)(1 - CAN_HANDLE_WEIGHT * can_handle)``; it can only raise a score.
-5. With an embedder (the ``[embeddings]`` extra), the BM25F ranking and the cosine
-   ranking are fused by reciprocal rank fusion; the reported score becomes the mean
-   of the normalised BM25F score and the clipped cosine similarity. The packaged
-   model is English-only, so requests that look non-English stay lexical.
+5. With an embedder (wordllama's, on by default: ``skills.match_embeddings``), skills
+   are ranked by ``(1 - w) * BM25F + w * cosine`` (:func:`._embeddings.fuse`); the
+   reported score becomes the mean of the normalised BM25F score and the clipped
+   cosine similarity. The packaged model is English-only, so requests that look
+   non-English stay lexical.
 
 The index is built once per registry state and cached on disk under
 ``settings.cache_dir / "routing"``, keyed by ``registry.fingerprint`` and the skills'
