@@ -1,7 +1,7 @@
 """Semantic ranking: static word embeddings fused with BM25F (on by default).
 
 ``wordllama`` (a dependency: a 16 MB table of static token embeddings distilled
-from LLaMA-2's, inside a 19 MB wheel; ``tokenizers`` and ``safetensors``, no torch,
+from LLaMA-2's, inside a 19 MB wheel; ``tokenizers``; no torch,
 CPU only) gives the model; :func:`load_embedder` reads its weights and tokenizer
 from the installed package (the library's own ``WordLlama.load()`` looks for the
 tokenizer under a folder name the wheel does not use and then downloads it from a
@@ -20,6 +20,7 @@ live on unrelated scales.
 from __future__ import annotations
 
 import importlib.util
+import json
 import logging
 import sqlite3
 from array import array
@@ -163,15 +164,12 @@ def load_embedder(cache_dir: Path | None = None) -> Embedder:
     """The packaged wordllama embedder (its token cache under ``cache_dir``), or
     ImportError naming what to install."""
     root = wordllama_folder()
-    try:
-        # lazy: third-party libraries needed only when embeddings are on
-        from safetensors import safe_open  # type: ignore[import-not-found, import-untyped, unused-ignore]
-    except ImportError as e:
-        raise ImportError(INSTALL_HINT) from e
     if root is None or not (root / WEIGHTS).is_file() or not (root / TOKENIZER).is_file():
         raise ImportError(INSTALL_HINT)
-    with safe_open(str(root / WEIGHTS), framework="np", device="cpu") as weights:
-        table = weights.get_tensor("embedding.weight")
+    try:
+        table = mapped_tensor(root / WEIGHTS, "embedding.weight")
+    except (OSError, ValueError, KeyError) as e:
+        raise ImportError(f"{INSTALL_HINT} ({root / WEIGHTS}: {e})") from e
     tokenizer_file = root / TOKENIZER
 
     def tokenizer() -> Any:
@@ -186,6 +184,22 @@ def load_embedder(cache_dir: Path | None = None) -> Embedder:
     stamp = f"{tokenizer_file.stat().st_size}-{tokenizer_file.stat().st_mtime_ns}"
     cache = TokenCache(cache_dir / f"tokens-wordllama-{stamp}.sqlite" if cache_dir else None)
     return StaticEmbedder(table, tokenizer, cache)
+
+
+def mapped_tensor(path: Path, name: str) -> Any:
+    """One tensor of a ``.safetensors`` file, memory-mapped rather than read: a query
+    touches a dozen of the table's 32,000 rows, and reading all 16 MB costs more than
+    the rest of a warm ``skills match`` ranking (``python -m bench startup``). The
+    format: an 8-byte little-endian header size, a JSON header giving each tensor's
+    dtype, shape and byte range, then the data."""
+    with path.open("rb") as file:
+        size = int.from_bytes(file.read(8), "little")
+        header = json.loads(file.read(size))
+    info = header[name]
+    dtype = {"F16": np.float16, "F32": np.float32}[info["dtype"]]
+    start, _end = info["data_offsets"]
+    shape = tuple(int(n) for n in info["shape"])
+    return np.memmap(path, dtype=dtype, mode="r", offset=8 + size + start, shape=shape)
 
 
 def top_indices(scores: F32, k: int) -> list[int]:
