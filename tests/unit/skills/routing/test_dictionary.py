@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import re
 import sqlite3
+import struct
 import zlib
 from collections.abc import Iterator, Mapping
 from contextlib import closing
@@ -23,9 +24,11 @@ from skilldeck.skills.routing import SkillMatcher, warm_rank
 from skilldeck.skills.routing._dictionary import (
     BilingualDictionary,
     Sources,
+    english_tokens,
     find_sources,
 )
 from skilldeck.skills.routing._lexicon import tokenize_query
+from skilldeck.skills.routing.tokenize import STOPWORDS
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
@@ -95,9 +98,13 @@ def read_freedict(index: Path, data: Path) -> Iterator[tuple[str, tuple[str, ...
     text = dictionary_mod._DictText(data)
     for line in index.read_text(encoding="utf-8").splitlines():
         head, *row = line.split("\t")
-        if not head.startswith("00database"):
-            if tokens := dictionary_mod._freedict_tokens(text, " ".join(row)):
-                yield head, tokens
+        tokens = (
+            ()
+            if head.startswith("00database")
+            else dictionary_mod._freedict_tokens(text, " ".join(row))
+        )
+        if tokens:
+            yield head, tokens
 
 
 def compile_entries(sources: Sources) -> dict[str, tuple[str, ...]]:
@@ -232,3 +239,148 @@ def test_registry_matcher_and_warm_rank_use_the_dictionary(
     assert warm is not None
     assert [(m.name, m.score) for m in warm] == [(m.name, m.score) for m in matcher.rank(query)]
     assert list((settings.cache_dir / "routing").glob("dictionary-*.sqlite"))
+
+
+# ---- the lazy tables answer as the old full compile did ------------------------------
+#: the compile this module replaced (every entry parsed, every form folded), kept as the
+#: reference: each term must get the same English tokens from the new lookups
+
+
+def old_compile(sources: Sources) -> dict[str, tuple[str, ...]]:
+    key = dictionary_mod._key
+    entries: dict[str, tuple[str, ...]] = {}
+    for lang, (index, data) in sorted(sources.freedict.items()):
+        text = gzip.decompress(data.read_bytes())
+        homographs: dict[str, list[tuple[str, ...]]] = {}
+        for line in index.read_text(encoding="utf-8").splitlines():
+            parts = line.split("\t")
+            if len(parts) < 3 or parts[0].startswith("00database"):
+                continue
+            start, length = (int.from_bytes(b64_bytes(p), "big") for p in parts[1:3])
+            entry = text[start : start + length].decode("utf-8", "replace")
+            tokens = english_tokens(old_senses(entry))
+            if tokens and (k := key(parts[0])) and k not in STOPWORDS:
+                homographs.setdefault(k, []).append(tokens)
+        heads = {k: dictionary_mod._interleave(v) for k, v in homographs.items()}
+        for k, tokens in heads.items():
+            entries.setdefault(k, tokens)
+        for form, lemma in ((sources.lemmas(lang) if sources.lemmas else None) or {}).items():
+            if targets := heads.get(key(lemma)):
+                entries.setdefault(key(form), targets)
+    if sources.cedict is not None:
+        for line in gzip.decompress(sources.cedict.read_bytes()).decode().splitlines(True):
+            head, _, rest = line.partition(" [")
+            senses = [
+                re.sub(dictionary_mod._PATTERNS["noise"], " ", s)
+                for s in rest.partition("] /")[2].split("/")
+                if s.strip() and not s.startswith(("CL:", "see ", "variant of", "surname"))
+            ]
+            tokens, words = english_tokens(senses), head.split()
+            if tokens and len(words) == 2 and not line.startswith("#"):
+                for word in dict.fromkeys(words):
+                    entries.setdefault(key(word), tokens)
+    return entries
+
+
+def b64_bytes(text: str) -> bytes:
+    value = 0
+    for char in text:
+        value = value * 64 + _B64.index(char)
+    return value.to_bytes(8, "big")
+
+
+def old_senses(entry: str) -> list[str]:
+    senses: list[str] = []
+    for line in entry.split("\n")[1:]:
+        stripped = line.strip()
+        if not stripped or stripped.startswith(dictionary_mod._SKIP_LINE) or stripped[0] in '("':
+            continue
+        stripped = re.sub(r"^\s*\d+\.\s*", "", stripped)
+        stripped = re.sub(dictionary_mod._PATTERNS["noise"], " ", stripped)
+        senses.extend(s.strip() for s in re.split(r"[;,]", stripped) if s.strip())
+    return senses
+
+
+def dictzip(data: bytes, chunk: int = 64) -> bytes:
+    """``data`` as dictzip writes it: gzip whose extra field lists independently
+    inflatable chunks (``RA``), so that an entry is read without the rest."""
+    pieces = [data[i : i + chunk] for i in range(0, len(data), chunk)]
+    packed = []
+    for i, piece in enumerate(pieces):
+        deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+        last = i == len(pieces) - 1
+        packed.append(
+            deflate.compress(piece) + deflate.flush(zlib.Z_FINISH if last else zlib.Z_FULL_FLUSH)
+        )
+    field = struct.pack(f"<3H{len(packed)}H", 1, chunk, len(packed), *map(len, packed))
+    extra = b"RA" + struct.pack("<H", len(field)) + field
+    header = b"\x1f\x8b\x08\x0c\0\0\0\0\x02\x03" + struct.pack("<H", len(extra)) + extra
+    trailer = struct.pack("<II", zlib.crc32(data), len(data))
+    return header + b"name.dict\0" + b"".join(packed) + trailer
+
+
+FRENCH = [
+    ("rate", "rate /ʁat/\nspleen\n"),  # also a German headword: German (first) wins
+    ("facture", "facture\ninvoice, bill\n"),
+    ("vide", "vide\nNote: nothing to translate\n"),  # no tokens: not a headword
+    ("kündigung", "Kündigung\nnotice\n"),  # German first
+    ("übersetzen", "übersetzen\ntranslate\n"),
+    ("uber", "uber\nudder\n"),
+    ("le", "le\nthe\n"),  # a stopword
+]
+
+
+def french_lemmas(lang: str) -> Mapping[str, str] | None:
+    if lang == "deu":
+        return {
+            "Rechnungen": "Rechnung",
+            "Wetters": "Wetter",
+            "Raten": "Rate",
+            "kundigungen": "Kündigung",
+        }
+    return {
+        "factures": "facture",
+        "Facturé": "nothing",  # folds to "facture": a headword already
+        "vides": "vide",  # lemma without tokens: no entry
+        "Übersetzt": "übersetzen",
+        "ubersetzt": "uber",  # same folded key: the first form in table order wins
+        "lés": "le",  # a stopword lemma is no headword
+    }
+
+
+def test_lookups_equal_the_full_compile(tmp_path: Path) -> None:
+    folder = tmp_path / "dictd"
+    write_freedict(folder, "deu", GERMAN)
+    write_freedict(folder, "fra", FRENCH)
+    blob = (folder / "freedict-fra-eng.dict.dz").read_bytes()
+    (folder / "freedict-fra-eng.dict.dz").write_bytes(dictzip(gzip.decompress(blob), 16))
+    cedict = CEDICT + "發票 发票 [x] /CL:張/\n天氣 天气 [x] /climate/\n"
+    (folder / "cedict_test.txt.gz").write_bytes(gzip.compress(cedict.encode()))
+    found = find_sources([folder])
+    sources = Sources(found.freedict, found.cedict, french_lemmas)
+    expected = old_compile(sources)
+    assert expected["facture"] == ("invoic", "bill") and expected["rate"] == ("rat",)
+    assert compile_entries(sources) == expected
+    words = BilingualDictionary(tmp_path / "cache", sources)
+    for term in [*expected, "vide", "vides", "le", "les", "nothing", "pdf", ""]:
+        assert words.get(term) == expected.get(term, ()), term
+
+
+def test_dictzip_chunks_read_alone(tmp_path: Path) -> None:
+    data = "".join(body for _, body in GERMAN).encode()
+    path = tmp_path / "x.dict.dz"
+    path.write_bytes(dictzip(data, 16))
+    assert gzip.decompress(path.read_bytes()) == data  # a valid gzip file too
+    text = dictionary_mod._DictText(path)
+    assert text._offsets and not text._text
+    assert text.entry(30, 40) == data[30:70].decode()
+    assert len(text._chunks) == 4  # only the chunks of bytes 30-69
+
+
+@pytest.mark.skipif(
+    not Path("/usr/share/dictd/freedict-ita-eng.index").is_file(), reason="no dict-freedict-ita-eng"
+)
+def test_installed_dictionary_answers_as_the_full_compile(tmp_path: Path) -> None:
+    installed = find_sources([Path("/usr/share/dictd")])
+    sources = Sources({"ita": installed.freedict["ita"]}, None, installed.lemmas)
+    assert compile_entries(sources) == old_compile(sources)
