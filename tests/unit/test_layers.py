@@ -35,6 +35,10 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 PACKAGE = "skilldeck"
 MAX_FUNCTION_IMPORTS = 25
 MAX_FOLDER_MODULES = 12
+#: the house sizes ("a module ~400 lines; a function ~50"); a function's body is
+#: counted without its docstring, with a little slack for a long SQL or table
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_BODY_LINES = 60
 INTERFACES = ("cli", "mcp", "integrations", "web")
 #: layer → the layers it must never import
 FORBIDDEN: dict[str, tuple[str, ...]] = {
@@ -238,6 +242,33 @@ def test_function_level_imports_say_why() -> None:
 def test_no_folder_holds_more_than_twelve_modules() -> None:
     big = {k: v for k, v in folder_sizes().items() if v > MAX_FOLDER_MODULES}
     assert not big, f"folders over {MAX_FOLDER_MODULES} modules: {big}"
+
+
+def test_no_module_is_over_the_house_size() -> None:
+    long = {
+        name: n
+        for name, path in modules().items()
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert not long, f"modules over {MAX_MODULE_LINES} lines (split by responsibility): {long}"
+
+
+def _body_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    body = node.body
+    if len(body) > 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    return (node.end_lineno or node.lineno) - body[0].lineno + 1
+
+
+def test_no_function_is_over_the_house_size() -> None:
+    long = [
+        f"{name}:{node.lineno} {node.name} ({_body_lines(node)} lines)"
+        for name, path in modules().items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and _body_lines(node) > MAX_FUNCTION_BODY_LINES
+    ]
+    assert not long, "functions over the house size:\n" + "\n".join(long)
 
 
 def test_print_counts() -> None:
