@@ -42,7 +42,7 @@ from skilldeck.skills.packaging.signing import check_embedded
 from skilldeck.skills.packaging.unpack import MAX_BYTES
 
 if TYPE_CHECKING:
-    from skilldeck.skills.packaging.hooks import InstallOptions
+    from skilldeck.skills.packaging.staging import InstallOptions
 
 __all__ = [
     "AGE_MAGIC",

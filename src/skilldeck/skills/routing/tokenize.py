@@ -22,11 +22,9 @@ match exactly as :data:`_ASCII_TOKEN_RE` does, goes through that one (tests comp
 
 from __future__ import annotations
 
-import importlib
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Any
 
 __all__ = ["STOPWORDS", "fold", "stem", "tokenize"]
 
@@ -196,11 +194,3 @@ def tokenize(text: str) -> list[str]:
     for cjk, word in pattern.findall(text):
         extend(_word_tokens(word) if word else _cjk_tokens(cjk))
     return tokens
-
-
-def __getattr__(name: str) -> Any:
-    """``tokenize_query`` moved to :mod:`skilldeck.skills.routing._lexicon` (it needs the
-    lexicon, which needs this tokeniser: one direction only); kept here as an alias."""
-    if name == "tokenize_query":
-        return importlib.import_module("skilldeck.skills.routing._lexicon").tokenize_query
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -39,7 +39,7 @@ from skilldeck.skills.scanning.files import SKIP_DIRS, skill_files
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
-    from skilldeck.skills.packaging.hooks import InstallOptions, StagedSkill
+    from skilldeck.skills.packaging.staging import InstallOptions, StagedSkill
     from skilldeck.skills.scanning.findings import Finding
 
 __all__ = [

@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skilldeck.skills.routing import tokenize as tokenize_module
-from skilldeck.skills.routing._lexicon import looks_foreign, translate
-from skilldeck.skills.routing.tokenize import STOPWORDS, fold, stem, tokenize, tokenize_query
+from skilldeck.skills.routing._lexicon import looks_foreign, tokenize_query, translate
+from skilldeck.skills.routing.tokenize import STOPWORDS, fold, stem, tokenize
 
 
 def test_kebab_snake_and_dotted_names_keep_parts_and_joined_form() -> None:
