@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import suppress
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from skilldeck.skills.routing.tokenize import STOPWORDS, fold, tokenize
 
@@ -144,20 +144,22 @@ class _DictText:
 
     def __init__(self, path: Path) -> None:
         import gzip  # stdlib, lazy: non-English requests only
+        import mmap
         import struct
         from itertools import accumulate
 
-        raw = self._raw = path.read_bytes()
+        with path.open("rb") as file:  # mapped: a lookup reads only its chunks' pages
+            raw = self._raw = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
         self._chunks, self._size, self._offsets = dict[int, bytes](), 1, list[int]()
         flags = raw[3] if raw[:2] == b"\x1f\x8b" and len(raw) > 12 else 0
         if flags & 4 and raw[12:14] == b"RA":  # dictzip: chunk sizes in the extra field
             pos = 12 + struct.unpack_from("<H", raw, 10)[0]
             for flag in (8, 16):  # file name, comment: zero-terminated
-                pos = raw.index(b"\0", pos) + 1 if flags & flag else pos
+                pos = raw.find(b"\0", pos) + 1 if flags & flag else pos
             _, self._size, count = struct.unpack_from("<3H", raw, 16)
             sizes = struct.unpack_from(f"<{count}H", raw, 22)
             self._offsets = list(accumulate(sizes, initial=pos + (flags & 2)))
-        self._text = b"" if self._offsets else gzip.decompress(raw)
+        self._text = b"" if self._offsets else gzip.decompress(raw[:])
 
     def entry(self, start: int, length: int) -> str:
         text, first = self._text, start // self._size
@@ -230,15 +232,11 @@ def _build(sources: Sources, name: str) -> Tables:
             heads.setdefault(key, []).append(f"{parts[1]} {parts[2]}")
     table = sources.lemmas(name) if sources.lemmas else None
     raw = getattr(table, "_dict", None)  # simplemma's bytes dict: much faster to iterate
-    pairs: Iterable[tuple[str | bytes, str | bytes]] = (
-        raw.items() if isinstance(raw, dict) else (table or {}).items()
-    )
+    pairs: Mapping[Any, Any] = raw if isinstance(raw, dict) else table or {}  # bytes or str
+    known = {lemma: k for lemma in set(pairs.values()) if (k := _key(lemma)) in heads}
     forms: dict[str, dict[str, None]] = {}
-    lemma_keys: dict[str | bytes, str] = {}
-    for form, lemma in pairs:
-        if (target := lemma_keys.get(lemma)) is None:
-            target = lemma_keys[lemma] = _key(lemma)
-        if target in heads:
+    for form, lemma in pairs.items():
+        if (target := known.get(lemma)) is not None:
             forms.setdefault(_key(form), {})[target] = None
     for target, lemmas in forms.items():
         lemmas.pop(target, None)  # the headword itself is looked up first anyway
