@@ -261,6 +261,21 @@ def test_unavailable_winner_has_its_own_status(tmp_path: Path) -> None:
     assert reg.usable() == [] and reg.active_rows() == []
 
 
+def test_active_rows_are_the_active_entries_whatever_the_view_says(tmp_path: Path) -> None:
+    """``active_rows`` tests availability inline: it must agree with the entries
+    (disabled, machine-gated, and ``requires-tools``, unchecked without a tool set)."""
+    write_skill(tmp_path / "plain")
+    write_skill(tmp_path / "off")
+    write_skill(tmp_path / "gated", **{"requires-bins": "[definitely-not-a-program-xyz]"})
+    write_skill(tmp_path / "tooled", **{"requires-tools": "[NoSuchTool]"})
+    settings = load_settings()
+    settings.skills.disabled = ["off"]
+    reg = SkillRegistry.discover(settings, roots=[tmp_path], no_defaults=True)
+    entries = [e.to_dict() for e in reg.entries()]
+    assert reg.active_rows() == [e for e in entries if e["status"] == "active"]
+    assert [r["name"] for r in reg.active_rows()] == ["plain", "tooled"]
+
+
 def test_refresh_reports_added_changed_removed(tmp_path: Path) -> None:
     root = tmp_path / "root"
     write_skill(root / "keep")
