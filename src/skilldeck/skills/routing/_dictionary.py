@@ -173,6 +173,7 @@ class _DictText:
             import zlib
 
             data = self._raw[self._offsets[i] : self._offsets[i + 1]]
+            self._chunks = {} if len(self._chunks) > 64 else self._chunks  # ~4 MB at most
             self._chunks[i] = zlib.decompressobj(-15).decompress(data)
         return self._chunks[i]
 
@@ -336,6 +337,7 @@ class BilingualDictionary:
         language's headword, else its forms' lemmas (languages in code order); CC-CEDICT last."""
         if term in self._memo or not self._open() or self._sources is None:
             return self._memo.get(term, ())
+        self._memo = {} if len(self._memo) > 1 << 16 else self._memo  # a long-lived process
         found = self._memo[term] = next(filter(None, self._answers(term)), ())
         return found
 
