@@ -13,6 +13,9 @@ validate               ``skilldeck skills validate ONE``   ``agentskills validat
                                                            (1×)
 match (warm)           ``skilldeck skills match Q --root   ``agentskills validate ONE``
                        CORPUS --no-defaults --json``       (2×)
+                       (the default: BM25F + embeddings)
+match --lexical        the same with ``--lexical``         ``agentskills validate ONE``
+                                                           (2×)
 missing key            ``skilldeck run --model             ``agentskills --help``
                        anthropic:… hi`` without a key      (reported, no goal)
 =====================  ==================================  ===========================
@@ -22,8 +25,9 @@ too). ``ratio`` is skilldeck / baseline, next to the goal. ONE is a small genera
 skill; the corpus (``../shared/corpus``) is needed only for the match row, which is
 skipped without it, after one untimed run that builds the snapshot and routing index
 in a temporary ``SKILLDECK_HOME``. The missing-key row also says whether the model
-SDK was imported before the error, and the match row whether numpy was imported (a
-warm match ranks from the cached index without it) (``python -X importtime``, one
+SDK was imported before the error, and the match rows whether numpy was imported (a
+warm lexical match ranks from the cached index without it; with embeddings, numpy
+computes the cosines) (``python -X importtime``, one
 extra run each).
 
 Without ``agentskills`` (the dev extra's skills-ref) the benchmark prints why and
@@ -115,18 +119,12 @@ def commands(skill: Path, corpus: Path | None) -> list[dict[str, Any]]:
         },
     ]
     if corpus is not None:
+        match = ["skills", "match", QUERY, "--root", str(corpus), "--no-defaults", "--json"]
+        rows.append({"row": "match (warm)", "argv": match, "ref": validate_ref, "goal": 2.0})
         rows.append(
             {
-                "row": "match (warm)",
-                "argv": [
-                    "skills",
-                    "match",
-                    QUERY,
-                    "--root",
-                    str(corpus),
-                    "--no-defaults",
-                    "--json",
-                ],
+                "row": "match --lexical",
+                "argv": [*match, "--lexical"],
                 "ref": validate_ref,
                 "goal": 2.0,
             }
@@ -186,7 +184,7 @@ def measure(agentskills: str, corpus: Path | None, repeat: int) -> list[dict[str
             python_argv = ["-m", "skilldeck.cli.main", *row["argv"]]
             if row["row"] == "missing key":
                 result["sdk_imported"] = sdk_imported(python_argv, env=env, cwd=workspace)
-            if row["row"] == "match (warm)":
+            if row["row"].startswith("match"):
                 result["numpy_imported"] = sdk_imported(
                     python_argv, env=env, cwd=workspace, names=frozenset({"numpy"})
                 )

@@ -1,12 +1,12 @@
-"""``skilldeck skills match "QUERY" [--top K] [--root DIR]... [--no-defaults] [--json]``
-without typer or pydantic.
+"""``skilldeck skills match "QUERY" [--top K] [--root DIR]... [--no-defaults] [--json]
+[--lexical|--embeddings]`` without typer or pydantic.
 
 A warm match over thousands of skills is a snapshot read and a millisecond of
 ranking; importing typer and click and the pydantic settings cost several times
 that (``python -m bench startup``: goal, at most twice ``agentskills validate``).
 So :func:`try_fast` recognises the plain shapes of that command and runs it with the
 light settings view, like :mod:`.fastpath` does for ``skills list --json``.
-Anything else (``--help``, ``--embeddings``, an unknown or malformed option, an
+Anything else (``--help``, an unknown or malformed option, an
 empty query, shell completion) returns None and the typer command handles it. The
 typer command (:mod:`.skills_match_cmd`) ranks and prints through
 :func:`ranked_rows` and :func:`write_matches` below, so both paths write the same
@@ -39,24 +39,28 @@ def try_fast(argv: list[str]) -> int | None:
     parsed = _parse(argv[2:])
     if parsed is None:
         return None
-    query, top, roots, no_defaults, json_ = parsed
+    query, top, roots, no_defaults, json_, embeddings = parsed
 
     def run() -> int:
         problem = root_problem(roots, no_defaults)
         if problem is not None:
             return fail_line(problem, code=2)
-        rows, descriptions = ranked_rows(fast_registry(roots, no_defaults), query, top)
+        registry = fast_registry(roots, no_defaults)
+        if embeddings is not None:  # this process's own view of the settings
+            registry.settings.skills.match_embeddings = embeddings
+        rows, descriptions = ranked_rows(registry, query, top)
         write_matches(rows, descriptions, query, json_=json_)
         return 0
 
     return guarded(run)
 
 
-def _parse(args: list[str]) -> tuple[str, int, list[Path], bool, bool] | None:
-    """``(query, top, roots, no_defaults, json)``, or None for any other shape."""
+def _parse(args: list[str]) -> tuple[str, int, list[Path], bool, bool, bool | None] | None:
+    """``(query, top, roots, no_defaults, json, embeddings)`` (embeddings: None for
+    the setting's), or None for any other shape."""
     words: list[str] = []
     roots: list[Path] = []
-    flags = {"--json": False, "--no-defaults": False}
+    flags = {"--json": False, "--no-defaults": False, "--lexical": False, "--embeddings": False}
     top = "5"
     i = 0
     while i < len(args):
@@ -84,7 +88,10 @@ def _parse(args: list[str]) -> tuple[str, int, list[Path], bool, bool] | None:
             top = value
     if len(words) != 1 or not words[0].strip() or not top.isdigit() or int(top) < 1:
         return None
-    return words[0], int(top), roots, flags["--no-defaults"], flags["--json"]
+    if flags["--lexical"] and flags["--embeddings"]:
+        return None  # typer reports the last one wins; not a plain shape
+    embeddings = True if flags["--embeddings"] else False if flags["--lexical"] else None
+    return words[0], int(top), roots, flags["--no-defaults"], flags["--json"], embeddings
 
 
 def ranked_rows(registry: SkillRegistry, query: str, top: int) -> tuple[list[Row], list[str]]:

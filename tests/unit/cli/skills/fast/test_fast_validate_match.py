@@ -105,6 +105,8 @@ def test_validate_declines_other_shapes(args: list[str]) -> None:
         ["--top=3", "pdf", "--json"],
         ["zebra quantum banana", "--json"],
         ["zebra quantum banana"],
+        ["extract text from a pdf", "--json", "--lexical"],
+        ["extract text from a pdf", "--embeddings"],
     ],
 )
 def test_match_prints_what_the_typer_command_prints(
@@ -128,7 +130,7 @@ def test_match_usage_errors(skills: Path, capsys: pytest.CaptureFixture[str]) ->
         [],
         ["  "],
         ["a", "b"],
-        ["pdf", "--embeddings"],
+        ["pdf", "--embeddings", "--lexical"],
         ["pdf", "--top", "0"],
         ["pdf", "--top=x"],
         ["pdf", "--root"],
