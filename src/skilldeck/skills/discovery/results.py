@@ -22,6 +22,9 @@ from skilldeck.skills.model.skill import Skill, SkillSource
 __all__ = ["DiscoveryResult", "InvalidSkill", "RootScan"]
 
 
+_INVALID_FIELDS = ("name", "folder", "skill_md", "source", "root", "diagnostics")
+
+
 class InvalidSkill:
     """A SKILL.md that could not be loaded, with every reason why. Compared by value."""
 
@@ -53,8 +56,9 @@ class InvalidSkill:
 
     __hash__ = None  # type: ignore[assignment]  # mutable, like a dataclass
 
-    def __repr__(self) -> str:
-        return f"InvalidSkill(name={self.name!r}, skill_md={self.skill_md!r})"
+    def __repr__(self) -> str:  # a dataclass's: every field, diagnostics included
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in _INVALID_FIELDS)
+        return f"InvalidSkill({fields})"
 
 
 class RootScan:
