@@ -35,6 +35,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from skilldeck.settings.layers import (
+    FrozenRecord,
     Layer,
     Layers,
     deep_merge,
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "FrozenRecord",
     "HomePaths",
     "Layer",
     "Layers",

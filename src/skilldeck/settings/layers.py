@@ -58,9 +58,13 @@ def skilldeck_home() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".skilldeck"
 
 
-class _Frozen:
-    """Immutable, compared and hashed by value over ``__match_args__`` (the fields in
-    order), with a dataclass's ``repr``; pickled through the constructor."""
+class FrozenRecord:
+    """What a frozen ``@dataclass`` gives, without the cost of generating its methods
+    at import (``python -m bench discovery``, ``cli_list_json_warm``), for a subclass
+    that lists its fields in ``__match_args__`` (in order) and sets them in
+    ``__init__`` with ``object.__setattr__``: immutable, compared and hashed by value,
+    a dataclass's ``repr``, pickled through its constructor. Used here and by the
+    registry's rows."""
 
     __slots__ = ()
     __match_args__: tuple[str, ...] = ()
@@ -80,7 +84,7 @@ class _Frozen:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
         return f"{self.__class__.__qualname__}({fields})"
 
-    def __reduce__(self) -> tuple[type[_Frozen], tuple[Any, ...]]:
+    def __reduce__(self) -> tuple[type[FrozenRecord], tuple[Any, ...]]:
         return self.__class__, self._key()
 
     def __setattr__(self, name: str, value: object) -> None:
@@ -90,7 +94,7 @@ class _Frozen:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 
-class Layer(_Frozen):
+class Layer(FrozenRecord):
     """One source of settings: its table and where it came from."""
 
     __slots__ = ("data", "error", "kind", "where")
@@ -121,7 +125,7 @@ class Layer(_Frozen):
         return self.kind in ("user", "workspace")
 
 
-class Layers(_Frozen):
+class Layers(FrozenRecord):
     """Everything settings are built from, as read once for ``home`` and ``workspace``."""
 
     __slots__ = ("home", "layers", "trust", "workspace")

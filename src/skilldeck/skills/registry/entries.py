@@ -15,11 +15,11 @@ the path of every ``skills list --json`` (``python -m bench discovery``, figure
 
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from skilldeck.settings import FrozenRecord
 from skilldeck.skills.model.diagnostics import Diagnostic
 from skilldeck.skills.model.skill import Skill, SkillSource
 
@@ -47,41 +47,7 @@ class EntryStatus(StrEnum):
     UNAVAILABLE = "unavailable"
 
 
-class _Record:
-    """What a frozen ``@dataclass`` gives, for a subclass that lists its fields in
-    ``__match_args__`` (in order) and sets them in ``__init__`` with
-    ``object.__setattr__``: immutable, compared and hashed by value, a dataclass's
-    ``repr``, pickled through its constructor."""
-
-    __slots__ = ()
-    __match_args__: tuple[str, ...] = ()
-
-    def _key(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self.__match_args__)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__match_args__)
-        return f"{self.__class__.__qualname__}({fields})"
-
-    def __reduce__(self) -> tuple[type[_Record], tuple[Any, ...]]:
-        return self.__class__, self._key()
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-
-class SkillEntry(_Record):
+class SkillEntry(FrozenRecord):
     """One row of ``skills list --all``: a candidate skill and what became of it."""
 
     __slots__ = (
@@ -249,7 +215,7 @@ def active_row(skill: Skill) -> dict[str, Any]:
     }
 
 
-class Shadowing(_Record):
+class Shadowing(FrozenRecord):
     """``winner`` hides ``hidden`` (same name); ``reason`` says why in plain words."""
 
     __slots__ = ("hidden", "name", "reason", "winner")
@@ -275,7 +241,7 @@ class Shadowing(_Record):
         }
 
 
-class RefreshResult(_Record):
+class RefreshResult(FrozenRecord):
     """The skill names a refresh added, changed and removed."""
 
     __slots__ = ("added", "changed", "removed")
