@@ -26,8 +26,7 @@ skill; the corpus (``../shared/corpus``) is needed only for the match row, which
 skipped without it, after one untimed run that builds the snapshot and routing index
 in a temporary ``SKILLDECK_HOME``. The missing-key row also says whether the model
 SDK was imported before the error, and the match rows whether numpy was imported (a
-warm lexical match ranks from the cached index without it; with embeddings, numpy
-computes the cosines) (``python -X importtime``, one
+warm match ranks from the cached index and vectors without it, embeddings included) (``python -X importtime``, one
 extra run each).
 
 Without ``agentskills`` (the dev extra's skills-ref) the benchmark prints why and

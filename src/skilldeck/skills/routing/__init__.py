@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 from skilldeck._moved import load_attribute
 
 if TYPE_CHECKING:
-    from skilldeck.skills.routing._embeddings import warm_rank_embedded
-    from skilldeck.skills.routing._warm import embeddings_on, warm_rank
+    from skilldeck.skills.routing._warm import embeddings_on, warm_rank, warm_rank_embedded
     from skilldeck.skills.routing.coexist import BlockFit, Coexistence, block_fit, coexistence
     from skilldeck.skills.routing.evals import (
         EVAL_FILES,
@@ -91,7 +90,7 @@ _HOME: dict[str, str] = {
     "skill_hint": "hints",
     "warm_rank": "_warm",
     "embeddings_on": "_warm",
-    "warm_rank_embedded": "_embeddings",
+    "warm_rank_embedded": "_warm",
 }
 
 __all__ = [

@@ -19,32 +19,25 @@ live on unrelated scales.
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import logging
-import sqlite3
-from array import array
 from collections.abc import Callable, Sequence
-from contextlib import closing
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
-from skilldeck.skills.model.skill import SkillKind
-from skilldeck.skills.routing._basics import (
-    BM25FParams,
-    Match,
-    cache_key,
-    identity,
-    index_path,
-)
 from skilldeck.skills.routing._bm25f import F32
-from skilldeck.skills.routing._dictionary import dictionary_for
-from skilldeck.skills.routing._lexicon import looks_foreign, tokenize_query
-from skilldeck.skills.routing._match_index import vector_path
-from skilldeck.skills.routing._warm import WarmIndex, WarmRegistry
-from skilldeck.skills.routing.tokenize import fold
+from skilldeck.skills.routing._warm import FUSION_WEIGHT as FUSION_WEIGHT
+from skilldeck.skills.routing._warm import (
+    TOKENIZER,
+    WEIGHTS,
+    TokenCache,
+    load_tokenizer,
+    tensor_layout,
+    token_cache_path,
+    wordllama_folder,
+)
 
 log = logging.getLogger(__name__)
 
@@ -53,12 +46,6 @@ INSTALL_HINT = (
     "here: pip install 'wordllama>=0.4,<0.5' (or set skills.match_embeddings = false)."
 )
 RRF_K = 60
-#: with a weight, skills are ranked by ``(1 - w) * BM25F + w * cosine`` (normalised
-#: scores, both in [0, 1]) instead of reciprocal rank fusion; see docs/routing.md
-FUSION_WEIGHT: float | None = 0.4
-#: the wheel's files (the 256-dimension model of the ``l2_supercat`` configuration)
-WEIGHTS = "weights/l2_supercat_256.safetensors"
-TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 
 
 class Embedder(Protocol):
@@ -103,61 +90,12 @@ class StaticEmbedder:
         return out
 
     def _token_ids(self, words: set[str]) -> dict[str, tuple[int, ...]]:
-        found = self._cache.get(words)
-        missing = sorted(words - found.keys())
-        if missing:
-            if self._tokenizer is None:
-                self._tokenizer = self._load_tokenizer()
-            encoded = self._tokenizer.encode_batch(missing, add_special_tokens=False)
-            new = {w: tuple(e.ids) for w, e in zip(missing, encoded, strict=True)}
-            self._cache.put(new)
-            found.update(new)
-        return found
+        return self._cache.ids(words, self._tokenizer_once)
 
-
-class TokenCache:
-    """Word → token ids, in SQLite under the routing cache (or in memory only)."""
-
-    def __init__(self, path: Path | None) -> None:
-        self._path = path
-        self._memory: dict[str, tuple[int, ...]] = {}
-
-    def get(self, words: set[str]) -> dict[str, tuple[int, ...]]:
-        found = {w: self._memory[w] for w in words if w in self._memory}
-        rest = [w for w in words if w not in found]
-        if rest and self._path is not None and self._path.is_file():
-            try:
-                with closing(sqlite3.connect(self._path)) as db:
-                    for i in range(0, len(rest), 500):
-                        chunk = rest[i : i + 500]
-                        marks = ",".join("?" * len(chunk))
-                        query = f"SELECT word, ids FROM tokens WHERE word IN ({marks})"
-                        for word, blob in db.execute(query, chunk):
-                            found[word] = tuple(array("i", blob))
-            except sqlite3.Error as e:
-                log.info("token cache %s unreadable: %s", self._path, e)
-        self._memory.update(found)
-        return found
-
-    def put(self, entries: dict[str, tuple[int, ...]]) -> None:
-        self._memory.update(entries)
-        if self._path is None:
-            return
-        rows = [(w, array("i", ids).tobytes()) for w, ids in entries.items()]
-        try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            with closing(sqlite3.connect(self._path)) as db, db:
-                db.execute("CREATE TABLE IF NOT EXISTS tokens (word TEXT PRIMARY KEY, ids BLOB)")
-                db.executemany("INSERT OR REPLACE INTO tokens VALUES (?, ?)", rows)
-        except (OSError, sqlite3.Error) as e:
-            log.info("cannot write token cache %s: %s", self._path, e)
-
-
-def wordllama_folder() -> Path | None:
-    """Where the ``wordllama`` wheel put its files, found without importing it."""
-    spec = importlib.util.find_spec("wordllama")
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    return Path(locations[0]) if locations else None
+    def _tokenizer_once(self) -> Any:
+        if self._tokenizer is None:
+            self._tokenizer = self._load_tokenizer()
+        return self._tokenizer
 
 
 def load_embedder(cache_dir: Path | None = None) -> Embedder:
@@ -170,36 +108,17 @@ def load_embedder(cache_dir: Path | None = None) -> Embedder:
         table = mapped_tensor(root / WEIGHTS, "embedding.weight")
     except (OSError, ValueError, KeyError) as e:
         raise ImportError(f"{INSTALL_HINT} ({root / WEIGHTS}: {e})") from e
-    tokenizer_file = root / TOKENIZER
-
-    def tokenizer() -> Any:
-        # lazy: the Rust tokenizer, loaded only for words not in the token cache
-        from tokenizers import Tokenizer  # type: ignore[import-not-found, import-untyped, unused-ignore]
-
-        loaded = Tokenizer.from_file(str(tokenizer_file))
-        loaded.no_truncation()
-        loaded.no_padding()
-        return loaded
-
-    stamp = f"{tokenizer_file.stat().st_size}-{tokenizer_file.stat().st_mtime_ns}"
-    cache = TokenCache(cache_dir / f"tokens-wordllama-{stamp}.sqlite" if cache_dir else None)
-    return StaticEmbedder(table, tokenizer, cache)
+    cache = TokenCache(token_cache_path(cache_dir, root) if cache_dir else None)
+    return StaticEmbedder(table, partial(load_tokenizer, root), cache)
 
 
 def mapped_tensor(path: Path, name: str) -> Any:
     """One tensor of a ``.safetensors`` file, memory-mapped rather than read: a query
     touches a dozen of the table's 32,000 rows, and reading all 16 MB costs more than
-    the rest of a warm ``skills match`` ranking (``python -m bench startup``). The
-    format: an 8-byte little-endian header size, a JSON header giving each tensor's
-    dtype, shape and byte range, then the data."""
-    with path.open("rb") as file:
-        size = int.from_bytes(file.read(8), "little")
-        header = json.loads(file.read(size))
-    info = header[name]
-    dtype = {"F16": np.float16, "F32": np.float32}[info["dtype"]]
-    start, _end = info["data_offsets"]
-    shape = tuple(int(n) for n in info["shape"])
-    return np.memmap(path, dtype=dtype, mode="r", offset=8 + size + start, shape=shape)
+    the rest of a warm ``skills match`` ranking (``python -m bench startup``)."""
+    dtype, shape, offset = tensor_layout(path, name)
+    kind = {"F16": np.float16, "F32": np.float32}[dtype]
+    return np.memmap(path, dtype=kind, mode="r", offset=offset, shape=shape)
 
 
 def top_indices(scores: F32, k: int) -> list[int]:
@@ -253,46 +172,3 @@ def default_embedder(routing_dir: Path | None) -> Embedder | None:
             log.warning("%s Ranking without embeddings.", e)
             _EMBEDDERS[routing_dir] = None
     return _EMBEDDERS[routing_dir]
-
-
-def warm_rank_embedded(registry: WarmRegistry, query: str, *, k: int) -> list[Match] | None:
-    """:func:`._warm.warm_rank` with embeddings on: the lexical scores from the cached
-    index without decoding it, the skills' vectors from their cache file, fused as
-    :meth:`.match.SkillMatcher.rank` fuses them (tests compare the two); None when
-    only the matcher can answer (no cache yet, a code skill, rank fusion)."""
-    skills = registry.list()
-    if k <= 0 or not skills:
-        return []
-    if FUSION_WEIGHT is None or any(s.kind is SkillKind.CODE for s in skills):
-        return None
-    params = BM25FParams()
-    rows = identity(skills)
-    path = index_path(registry.settings.cache_dir, cache_key(registry.fingerprint, params, rows))
-    index = WarmIndex.read(path, rows, params)
-    if index is None:
-        return None
-    lexical = np.zeros(len(skills), dtype=np.float32)
-    for row, score in index.positive_scores(
-        tokenize_query(query, dictionary_for(path.parent))
-    ).items():
-        lexical[row] = score
-    if looks_foreign(fold(query).lower()):
-        return [
-            Match(skills[i].name, float(lexical[i]), skills[i]) for i in top_indices(lexical, k)
-        ]
-    vectors = _cached_vectors(vector_path(path), len(skills))
-    embedder = default_embedder(path.parent) if vectors is not None else None
-    if vectors is None or embedder is None:
-        return None
-    cosine = np.clip(vectors @ embedder.embed([query])[0], 0.0, 1.0).astype(np.float32)
-    mixed, mean = fuse(lexical, cosine)
-    return [Match(skills[i].name, float(mean[i]), skills[i]) for i in top_indices(mixed, k)]
-
-
-def _cached_vectors(path: Path, rows: int) -> F32 | None:
-    try:
-        vectors = np.load(path, allow_pickle=False)
-    except (OSError, ValueError):
-        return None
-    ok = vectors.ndim == 2 and len(vectors) == rows and vectors.dtype == np.float32
-    return vectors if ok else None

@@ -138,10 +138,12 @@ def test_the_warm_path_ranks_as_the_matcher(
     matcher = SkillMatcher.for_registry(registry)
     assert matcher._embedder is not None
     for query in QUERIES:
-        expected = [(m.name, m.score) for m in matcher.rank(query, k=4)]
+        expected = matcher.rank(query, k=4)
         warm = warm_rank_embedded(registry, query, k=4)
         assert warm is not None
-        assert [(m.name, m.score) for m in warm] == expected, query
+        assert [m.name for m in warm] == [m.name for m in expected], query
+        # numpy sums in float32, the warm path (no numpy) in float64
+        assert [m.score for m in warm] == pytest.approx([m.score for m in expected], abs=1e-5)
 
 
 def test_embeddings_change_the_ranking_of_an_indirect_request(
