@@ -157,8 +157,10 @@ class BM25FIndex:
 
     @classmethod
     def load(cls, path: Path) -> tuple[BM25FIndex, dict[str, Any]]:
-        """Read an index written by :meth:`save`; raises OSError/ValueError/KeyError."""
-        with np.load(path, allow_pickle=False) as data:
+        """Read an index written by :meth:`save`; raises OSError/ValueError/KeyError
+        (or zipfile.BadZipFile, EOFError for a damaged file). The file is opened here,
+        not by numpy, so a damaged one is closed whatever numpy raises."""
+        with path.open("rb") as file, np.load(file, allow_pickle=False) as data:
             raw_vocab = data["vocab"].tobytes().decode("utf-8")
             terms = raw_vocab.split("\n") if raw_vocab else []
             index = cls(

@@ -133,11 +133,12 @@ def top_indices(scores: F32, k: int) -> list[int]:
 
 
 def fuse(lexical: F32, cosine: F32) -> tuple[F32, F32]:
-    """(ranking key, reported score) of every skill from its normalised BM25F score
-    and its clipped cosine: ranked by ``(1 - w) * lexical + w * cosine`` with
-    :data:`FUSION_WEIGHT`, reported as their mean (what hints compare with
-    ``skills.hints.threshold``). Shared by the matcher and the warm path so both rank
-    alike."""
+    """(score, mean) of every skill from its normalised BM25F score and its clipped
+    cosine: the score ``(1 - w) * lexical + w * cosine`` with :data:`FUSION_WEIGHT`
+    both ranks and is reported (what hints compare with ``skills.hints.threshold``),
+    so a listing's scores always go down; the mean is what reciprocal rank fusion
+    reports. :func:`._warm.warm_rank_embedded` computes the same score without
+    numpy."""
     mean = (lexical + cosine) / np.float32(2)
     weight = np.float32(FUSION_WEIGHT if FUSION_WEIGHT is not None else 0.5)
     mixed = (np.float32(1) - weight) * lexical + weight * cosine

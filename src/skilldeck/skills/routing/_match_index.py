@@ -8,6 +8,7 @@ bodies: a warm process loads the cached arrays and never calls anything here exc
 from __future__ import annotations
 
 import logging
+import zipfile
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -104,7 +105,7 @@ def load_or_build(skills: list[Skill], params: BM25FParams, path: Path | None) -
             index, meta = BM25FIndex.load(path)
             if meta.get("skills") == identity and meta.get("params") == params.key():
                 return index
-        except (OSError, ValueError, KeyError) as e:
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as e:
             log.info("routing cache %s unusable, rebuilding: %s", path, e)
     documents = [skill_fields(s, body_chars=params.body_chars) for s in skills]
     split_fused_names(documents)

@@ -247,15 +247,15 @@ def warm_rank_embedded(registry: WarmRegistry, query: str, *, k: int) -> list[Ma
         return None
     width = len(wanted)
     mixed: dict[int, float] = {}
-    means: dict[int, float] = {}
     for row in range(len(skills)):
         cosine = sum(map(operator.mul, vectors[row * width : (row + 1) * width], wanted))
+        if not -1.001 <= cosine <= 1.001:  # NaN or not unit rows: a damaged cache file
+            return None  # the matcher checks the file and recomputes it
         cosine = min(max(cosine, 0.0), 1.0)
-        lex = lexical.get(row, 0.0)
-        score = (1 - FUSION_WEIGHT) * lex + FUSION_WEIGHT * cosine
+        score = (1 - FUSION_WEIGHT) * lexical.get(row, 0.0) + FUSION_WEIGHT * cosine
         if score > 0:
-            mixed[row], means[row] = score, (lex + cosine) / 2
-    return [Match(skills[i].name, means[i], skills[i]) for i in _top(mixed, k)]
+            mixed[row] = score
+    return [Match(skills[i].name, mixed[i], skills[i]) for i in _top(mixed, k)]
 
 
 def _read_vectors(path: Path, rows: int) -> memoryview[Any] | None:

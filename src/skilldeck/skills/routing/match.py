@@ -15,9 +15,8 @@ How a query is ranked (docs/routing.md has the measurements):
 4. A code skill's ``can_handle(query)`` (0–1) lifts its score by noisy-OR:
    ``s' = 1 - (1 - s)(1 - CAN_HANDLE_WEIGHT * can_handle)``; it can only raise a score.
 5. With an embedder (wordllama's, on by default: ``skills.match_embeddings``), skills
-   are ranked by ``(1 - w) * BM25F + w * cosine`` (:func:`._embeddings.fuse`); the
-   reported score becomes the mean of the normalised BM25F score and the clipped
-   cosine similarity. The packaged model is English-only, so requests that look
+   are ranked and scored by ``(1 - w) * BM25F + w * cosine`` (:func:`._embeddings.fuse`,
+   both normalised to [0, 1]). The packaged model is English-only, so requests that look
    non-English stay lexical.
 
 The index is built once per registry state and cached on disk under
@@ -249,7 +248,7 @@ class SkillMatcher:
         mixed, mean = fuse(scores, cosine)
         if _embeddings.FUSION_WEIGHT is not None:
             return [
-                Match(self.skills[i].name, float(mean[i]), self.skills[i])
+                Match(self.skills[i].name, float(mixed[i]), self.skills[i])
                 for i in top_indices(mixed, k)
             ]
         depth = max(k * 5, 50)
@@ -265,9 +264,10 @@ class SkillMatcher:
         if path is not None and path.is_file():
             try:
                 vectors = np.load(path, allow_pickle=False)
-                if vectors.ndim == 2 and len(vectors) == len(self.skills):
+                if _unit_rows(vectors, len(self.skills)):
                     return np.asarray(vectors, dtype=np.float32)
-            except (OSError, ValueError) as e:
+                log.warning("embedding cache %s is damaged; recomputing it", path)
+            except (OSError, ValueError, EOFError) as e:
                 log.info("embedding cache %s unusable: %s", path, e)
         vectors = embedder.embed([embedding_text(s) for s in self.skills])
         if path is not None:
@@ -299,6 +299,15 @@ def rank_for_disclosure(matcher: SkillMatcher, task: str, *, k: int | None = Non
 
 
 # ---- helpers -----------------------------------------------------------------------
+
+
+def _unit_rows(vectors: F32, rows: int) -> bool:
+    """Whether a cached embedding matrix has one finite, unit-length (or zero) row per
+    skill: anything else is a damaged file, recomputed rather than trusted."""
+    if vectors.ndim != 2 or len(vectors) != rows or not np.isfinite(vectors).all():
+        return False
+    norms = np.linalg.norm(vectors, axis=1)
+    return bool(np.all((norms < 1e-6) | (np.abs(norms - 1.0) < 1e-3)))
 
 
 def _safe_call(handler: Handler, query: str, name: str) -> float:

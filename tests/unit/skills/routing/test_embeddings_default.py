@@ -175,3 +175,50 @@ def test_skills_match_uses_embeddings_by_default(tmp_path: Path, root: Path) -> 
     default, warm, lexical = run(), run(), run("--lexical")
     assert default == warm
     assert default != lexical
+
+
+def test_scores_go_down_the_listing(settings: Settings, root: Path, embeddings: None) -> None:
+    """The reported score is the one that ranks (a listing never reads 0.49, 0.50)."""
+    matcher = SkillMatcher.for_registry(
+        SkillRegistry.discover(settings, roots=[root], no_defaults=True)
+    )
+    for query in QUERIES:
+        scores = [m.score for m in matcher.rank(query, k=6)]
+        assert scores == sorted(scores, reverse=True), query
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda p: p.write_bytes(b""),
+        lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]),
+        lambda p: np.save(p, np.full((len(CATALOG), 256), np.nan, dtype=np.float32)),
+        lambda p: np.save(p, np.full((len(CATALOG), 256), 7.0, dtype=np.float32)),
+    ],
+    ids=["empty", "truncated", "nan", "not-unit"],
+)
+def test_a_damaged_vector_cache_is_recomputed(
+    settings: Settings, root: Path, embeddings: None, damage: Any
+) -> None:
+    registry = SkillRegistry.discover(settings, roots=[root], no_defaults=True)
+    expected = [(m.name, m.score) for m in SkillMatcher.for_registry(registry).rank("pdf", k=3)]
+    (vectors,) = (settings.cache_dir / "routing").glob("*.vectors.npy")
+    damage(vectors)
+    match_mod._MATCHER_MEMO.clear()
+    assert warm_rank_embedded(registry, "extract the tables", k=3) is None  # never trusted
+    again = SkillMatcher.for_registry(registry).rank("pdf", k=3)
+    assert [(m.name, m.score) for m in again] == expected
+    assert warm_rank_embedded(registry, "pdf", k=3) is not None  # the file was rewritten
+
+
+@pytest.mark.parametrize("damage", [b"", b"PK\x03\x04 not a zip", b"garbage"])
+def test_a_damaged_index_is_rebuilt(
+    settings: Settings, root: Path, embeddings: None, damage: bytes
+) -> None:
+    registry = SkillRegistry.discover(settings, roots=[root], no_defaults=True)
+    expected = [m.name for m in SkillMatcher.for_registry(registry).rank("pdf", k=3)]
+    (index,) = (settings.cache_dir / "routing").glob("bm25f-*.npz")
+    index.write_bytes(damage)
+    match_mod._MATCHER_MEMO.clear()
+    match_mod._INDEX_MEMO.clear()
+    assert [m.name for m in SkillMatcher.for_registry(registry).rank("pdf", k=3)] == expected
