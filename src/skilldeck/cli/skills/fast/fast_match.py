@@ -29,6 +29,8 @@ __all__ = ["ranked_rows", "try_fast", "write_matches"]
 
 #: a ranked skill as printed: name, skill folder, normalised score in [0, 1]
 Row = dict[str, object]
+#: below this many columns the table leaves the folder out (it wrapped over 5 lines)
+WIDE_TABLE = 120
 
 
 def try_fast(argv: list[str]) -> int | None:
@@ -122,15 +124,21 @@ def write_matches(rows: list[Row], descriptions: list[str], query: str, *, json_
     if not rows:
         console.print(f"No skill matches {query!r}.")
         return
+    wide = console.width >= WIDE_TABLE
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("#", "skill", "score", "description", "path"):
-        table.add_column(column, overflow="fold")
+    table.add_column("#", no_wrap=True)
+    table.add_column("skill", no_wrap=True, max_width=32, overflow="ellipsis")
+    table.add_column("score", no_wrap=True)
+    table.add_column("description", overflow="fold", ratio=1)
+    if wide:
+        table.add_column("path", overflow="fold")
     for i, (row, description) in enumerate(zip(rows, descriptions, strict=True), start=1):
         short = description if len(description) <= 70 else description[:69] + "…"
-        table.add_row(
-            str(i), str(row["name"]), f"{row['score']:.2f}", short, _home(Path(str(row["path"])))
-        )
+        cells = [str(i), str(row["name"]), f"{row['score']:.2f}", short]
+        table.add_row(*cells, *([_home(Path(str(row["path"])))] if wide else []))
     console.print(table)
+    if not wide:
+        console.print("[dim]Each skill's folder: --json, or a terminal of 120 columns.[/dim]")
 
 
 def _home(path: Path) -> str:
