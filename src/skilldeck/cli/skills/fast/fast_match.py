@@ -15,6 +15,7 @@ bytes; tests compare them.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,8 @@ __all__ = ["ranked_rows", "try_fast", "write_matches"]
 Row = dict[str, object]
 #: below this many columns the table leaves the folder out (it wrapped over 5 lines)
 WIDE_TABLE = 120
+#: from this many skills a cold index build takes long enough to announce
+BIG_CATALOG = 500
 
 
 def try_fast(argv: list[str]) -> int | None:
@@ -105,11 +108,23 @@ def ranked_rows(registry: SkillRegistry, query: str, top: int) -> tuple[list[Row
     else:
         matches = routing.warm_rank(registry, query, k=top)
     if matches is None:  # the facade imports the matcher (and numpy) only here
+        _say_the_first_run_waits(len(registry.list()))
         matches = routing.SkillMatcher.for_registry(registry).rank(query, k=top)
     rows: list[Row] = [
         {"name": m.name, "path": str(m.skill.folder), "score": round(m.score, 4)} for m in matches
     ]
     return rows, [m.skill.description for m in matches]
+
+
+def _say_the_first_run_waits(skills: int) -> None:
+    """A first match over a big catalog builds its index and embeds every skill
+    (~10 s for 3,200): say so on a terminal, where a silent wait looks like a hang."""
+    if skills >= BIG_CATALOG and sys.stderr.isatty():
+        print(
+            f"Indexing {skills} skills for routing (once; later matches are instant)…",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def write_matches(rows: list[Row], descriptions: list[str], query: str, *, json_: bool) -> None:

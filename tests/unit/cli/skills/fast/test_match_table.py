@@ -32,3 +32,20 @@ def test_a_wide_terminal_shows_each_folder(
     monkeypatch.setenv("COLUMNS", "140")
     write_matches(ROWS, DESCRIPTIONS, "pdf", json_=False)
     assert "/srv/skills/pdf" in capsys.readouterr().out
+
+
+def test_a_first_match_over_a_big_catalog_says_it_is_indexing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from skilldeck.cli.skills.fast import fast_match
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    fast_match._say_the_first_run_waits(3209)
+    assert "Indexing 3209 skills" in capsys.readouterr().err
+    fast_match._say_the_first_run_waits(40)  # small catalogs build in a blink
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    fast_match._say_the_first_run_waits(3209)  # pipes and --json consumers: quiet
+    assert capsys.readouterr().err == ""
