@@ -26,8 +26,8 @@ skill; the corpus (``../shared/corpus``) is needed only for the match row, which
 skipped without it, after one untimed run that builds the snapshot and routing index
 in a temporary ``SKILLDECK_HOME``. The missing-key row also says whether the model
 SDK was imported before the error, and the match rows whether numpy was imported (a
-warm match ranks from the cached index and vectors without it, embeddings included) (``python -X importtime``, one
-extra run each).
+warm match ranks from the cached index and vectors without it, embeddings included;
+``python -X importtime``, one extra run each).
 
 Without ``agentskills`` (the dev extra's skills-ref) the benchmark prints why and
 exits 0. The results go to ``bench/results/startup.json``.
