@@ -336,11 +336,22 @@ def load_tokenizer(root: Path) -> Any:
 
 
 class TokenCache:
-    """Word → token ids, in SQLite under the routing cache (or in memory only)."""
+    """Word → token ids, in SQLite under the routing cache (or in memory only).
+
+    The words seen are also kept in memory, but the embedder holding the cache lives as
+    long as the process (``skilldeck web``): past :attr:`MEMORY_WORDS` words, the
+    memory starts again from empty (SQLite still has them)."""
+
+    MEMORY_WORDS = 50_000
 
     def __init__(self, path: Path | None) -> None:
         self._path = path
         self._memory: dict[str, tuple[int, ...]] = {}
+
+    def _remember(self, entries: dict[str, tuple[int, ...]]) -> None:
+        if len(self._memory) + len(entries) > self.MEMORY_WORDS:
+            self._memory.clear()
+        self._memory.update(entries)
 
     def get(self, words: set[str]) -> dict[str, tuple[int, ...]]:
         found = {w: self._memory[w] for w in words if w in self._memory}
@@ -356,7 +367,7 @@ class TokenCache:
                             found[word] = tuple(array("i", blob))
             except sqlite3.Error as e:
                 log.info("token cache %s unreadable: %s", self._path, e)
-        self._memory.update(found)
+        self._remember(found)
         return found
 
     def ids(self, words: set[str], tokenizer: Callable[[], Any]) -> dict[str, tuple[int, ...]]:
@@ -372,7 +383,7 @@ class TokenCache:
         return found
 
     def put(self, entries: dict[str, tuple[int, ...]]) -> None:
-        self._memory.update(entries)
+        self._remember(entries)
         if self._path is None:
             return
         rows = [(w, array("i", ids).tobytes()) for w, ids in entries.items()]

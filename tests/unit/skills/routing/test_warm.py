@@ -17,6 +17,7 @@ from skilldeck.config import Settings, load_settings
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.skills.routing import SkillMatcher, warm_rank
 from skilldeck.skills.routing._basics import BM25FParams, cache_key, identity, index_path
+from skilldeck.skills.routing._warm import TokenCache
 
 #: skills with shared words, duplicates (equal scores) and long bodies, so ties, the
 #: float32 rounding and the k-th place are all exercised
@@ -215,3 +216,17 @@ def test_a_warm_rank_does_not_import_numpy(settings: Settings, root: Path) -> No
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "False"
+
+
+def test_the_token_cache_memory_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(TokenCache, "MEMORY_WORDS", 3)
+    cache = TokenCache(tmp_path / "tokens.sqlite")
+    cache.put({"a": (1,), "b": (2,), "c": (3,)})
+    assert len(cache._memory) == 3
+    cache.put({"d": (4,)})
+    assert cache._memory == {"d": (4,)}
+    assert cache.get({"a", "d"}) == {"a": (1,), "d": (4,)}  # still in SQLite
+    memoryless = TokenCache(None)
+    for n in range(10):
+        memoryless.put({f"w{n}": (n,)})
+        assert len(memoryless._memory) <= 3
