@@ -14,8 +14,7 @@ from unittest import mock
 
 from bench.routing import metrics
 from bench.routing.corpus import CORPUS, load_corpus
-from bench.routing.multilingual import THRESHOLD, _line
-from bench.routing.splits import figures, load_split
+from bench.routing.splits import load_split, print_figures
 from bench.routing.systems import DICTIONARY_CACHE, Skilldeck
 from skilldeck.skills.routing import match as match_mod
 from skilldeck.skills.routing._embeddings import load_embedder
@@ -46,23 +45,14 @@ def main() -> int:
         embedder.embed([q.text])
     per_query = (time.perf_counter() - started) / len(queries) * 1000
     print(f"query embedding: {per_query:.2f} ms mean over {len(queries)}")
-    _report(f"{args.split} — lexical", metrics.run(lexical, queries, corpus=CORPUS))
+    slices = ("all", "lang:en")
+    print_figures(f"{args.split} — lexical", metrics.run(lexical, queries, corpus=CORPUS), slices)
     for weight in args.weights.split(","):
         value = None if weight == "rrf" else float(weight)
         with mock.patch.object(match_mod, "FUSION_WEIGHT", value):
             ranked = metrics.run(dense, queries, corpus=CORPUS)
-        _report(f"{args.split} — embeddings, fusion {weight}", ranked)
+        print_figures(f"{args.split} — embeddings, fusion {weight}", ranked, slices)
     return 0
-
-
-def _report(title: str, ranked: list[metrics.Ranked]) -> None:
-    result = figures(ranked, threshold=THRESHOLD)
-    print(title)
-    for key in ("all", "lang:en"):
-        print(_line(key, result[key]))
-    hinted = result["all"].get("none_hinted")
-    if hinted:
-        print(f"  no-skill hinted {hinted['value']} of {hinted['n']}")
 
 
 if __name__ == "__main__":

@@ -14,20 +14,10 @@ import time
 
 from bench.routing import metrics
 from bench.routing.corpus import CORPUS, load_corpus
-from bench.routing.splits import figures, load_split
+from bench.routing.splits import load_split, print_figures
 from bench.routing.systems import DICTIONARY_CACHE as CACHE
 from bench.routing.systems import NoDictionary, Skilldeck
 from skilldeck.skills.routing._dictionary import BilingualDictionary
-
-THRESHOLD = 0.35
-
-
-def _line(name: str, block: dict[str, dict[str, object]]) -> str:
-    def cell(key: str) -> str:
-        r = block[key]
-        return f"{r['value']:.3f} [{r['ci95'][0]:.2f}-{r['ci95'][1]:.2f}] (n={r['n']})"
-
-    return f"  {name:<22} top-1 {cell('top1')}  top-3 {cell('top3')}"
 
 
 def main() -> int:
@@ -48,13 +38,7 @@ def main() -> int:
         words = NoDictionary() if variant == "lexicon" else dictionary
         ranker = Skilldeck.build(skills, cache_path=CACHE / "bm25f.npz", dictionary=words)
         ranked = metrics.run(ranker, queries, corpus=CORPUS)
-        result = figures(ranked, threshold=THRESHOLD)
-        print(f"{args.split} — {variant}")
-        for key in ("all", "lang:en", "lang:non-en"):
-            print(_line(key, result[key]))
-        hinted = result["all"].get("none_hinted")
-        if hinted:
-            print(f"  no-skill hinted {hinted['value']} of {hinted['n']}")
+        print_figures(f"{args.split} — {variant}", ranked, ("all", "lang:en", "lang:non-en"))
     return 0
 
 

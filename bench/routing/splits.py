@@ -22,6 +22,7 @@ from typing import Any
 
 from bench.routing.dataset import Query, load_devset
 from bench.routing.metrics import Ranked
+from skilldeck.config import HintSettings
 
 HERE = Path(__file__).resolve().parent
 SPLITS = {name: HERE / f"{name}.jsonl" for name in ("dev", "heldout", "heldout2")}
@@ -94,6 +95,21 @@ def table(results: dict[str, dict[str, Any]]) -> list[str]:
                     f"{_fmt(block['top1']):>20} {_fmt(block['top3']):>20} {hinted:>12}"
                 )
     return lines
+
+
+def print_figures(title: str, ranked: Sequence[Ranked], slices: Sequence[str]) -> None:
+    """For the dev-split experiments (``dense``, ``multilingual``): ``title``, top-1
+    and top-3 of each slice, and the no-skill requests hinted at the default threshold."""
+    result = figures(ranked, threshold=HintSettings().threshold)
+    print(title)
+    for name in slices:
+        top1, top3 = result[name]["top1"], result[name]["top3"]
+        print(
+            f"  {name:<22} top-1 {_fmt(top1)} (n={top1['n']})  top-3 {_fmt(top3)} (n={top3['n']})"
+        )
+    hinted = result["all"].get("none_hinted")
+    if hinted:
+        print(f"  no-skill hinted {hinted['value']} of {hinted['n']}")
 
 
 def _fmt(r: dict[str, Any]) -> str:
