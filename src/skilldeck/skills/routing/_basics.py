@@ -23,6 +23,7 @@ __all__ = [
     "cache_key",
     "identity",
     "index_path",
+    "routing_dir",
 ]
 
 #: bump when the on-disk layout or the tokenisation changes
@@ -97,6 +98,11 @@ def identity(skills: Sequence[Skill]) -> list[str]:
     return [f"{s.name}\0{s.skill_md_str}" for s in skills]
 
 
+def routing_dir(cache_dir: Path | str) -> Path:
+    """The folder of routing's caches (indexes, vectors, token cache, dictionaries)."""
+    return Path(cache_dir) / "routing"
+
+
 def index_path(cache_dir: Path | str, key: str) -> Path:
     """Where the index with ``key`` is cached."""
-    return Path(cache_dir) / "routing" / f"bm25f-{key}.npz"
+    return routing_dir(cache_dir) / f"bm25f-{key}.npz"

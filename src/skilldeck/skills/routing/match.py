@@ -49,6 +49,7 @@ from skilldeck.skills.routing._basics import (
     cache_key,
     identity,
     index_path,
+    routing_dir,
 )
 from skilldeck.skills.routing._bm25f import F32, BM25FIndex
 from skilldeck.skills.routing._dictionary import dictionary_for
@@ -176,7 +177,7 @@ class SkillMatcher:
         the same matcher back, so asking once per user message costs nothing.
         """
         if embedder is None and embeddings_on(registry.settings):
-            embedder = default_embedder(index_path(registry.settings.cache_dir, "-").parent)
+            embedder = default_embedder(routing_dir(registry.settings.cache_dir))
         state = (registry.fingerprint, id(embedder))
         try:
             memo = _MATCHER_MEMO.get(registry)
