@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck.errors import SkillError
-from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.routing.hints import hintable
 from skilldeck.skills.routing.match import SkillMatcher
 
@@ -242,16 +241,13 @@ def _str_or_none(value: Any) -> str | None:
 # ---- running ---------------------------------------------------------------------------
 
 
-def router_picker(
-    matcher: SkillMatcher, *, threshold: float, usable: Callable[[Skill], bool] | None = None
-) -> Picker:
-    """The router's pick for a request: its best model-invocable skill (and usable,
-    when ``usable`` gives the registry's view), when that skill's normalised score
-    reaches ``threshold`` (the hint threshold)."""
+def router_picker(matcher: SkillMatcher, *, threshold: float) -> Picker:
+    """The router's pick for a request: its best model-invocable skill, when that
+    skill's normalised score reaches ``threshold`` (the hint threshold)."""
 
     def pick(query: str) -> str | None:
         for m in matcher.rank(query, k=5):
-            if hintable(m.skill, usable):
+            if hintable(m.skill):
                 return m.name if m.score >= threshold else None
         return None
 
