@@ -86,11 +86,9 @@ def timed(argv: list[str], *, repeat: int, env: dict[str, str], cwd: Path) -> di
     return {"median_s": statistics.median(runs), "best_s": min(runs), "exit": code}
 
 
-def sdk_imported(
-    argv: list[str], *, env: dict[str, str], cwd: Path, names: frozenset[str] = SDKS
-) -> bool:
+def imports_any(argv: list[str], names: frozenset[str], *, env: dict[str, str], cwd: Path) -> bool:
     """Whether ``argv`` (a ``python -m skilldeck.cli.main …`` line) imports one of
-    ``names`` (by default a model SDK)."""
+    ``names`` (module names, as ``python -X importtime`` lists them)."""
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", *argv],
         env=env,
@@ -182,10 +180,10 @@ def measure(agentskills: str, corpus: Path | None, repeat: int) -> list[dict[str
             }
             python_argv = ["-m", "skilldeck.cli.main", *row["argv"]]
             if row["row"] == "missing key":
-                result["sdk_imported"] = sdk_imported(python_argv, env=env, cwd=workspace)
+                result["sdk_imported"] = imports_any(python_argv, SDKS, env=env, cwd=workspace)
             if row["row"].startswith("match"):
-                result["numpy_imported"] = sdk_imported(
-                    python_argv, env=env, cwd=workspace, names=frozenset({"numpy"})
+                result["numpy_imported"] = imports_any(
+                    python_argv, frozenset({"numpy"}), env=env, cwd=workspace
                 )
             out.append(result)
         return out
