@@ -51,50 +51,49 @@ def events(body: str) -> list[dict[str, Any]]:
     return [json.loads(line[5:]) for line in body.split("\n") if line.startswith("data:")]
 
 
-async def test_a_sub_agents_permission_request_is_an_interrupt_that_resumes_it(
-    service: SessionService, tmp_path: Path
-) -> None:
-    app = create_app(service=service)
-    transport = httpx2.ASGITransport(app=app)
+@pytest.fixture
+async def http(service: SessionService) -> AsyncIterator[httpx2.AsyncClient]:
+    transport = httpx2.ASGITransport(app=create_app(service=service))
     async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as http:
-        body = {
-            "threadId": "",
-            "runId": "r1",
-            "messages": [{"id": "u", "role": "user", "content": "go"}],
-        }
-        first = events((await http.post("/agui", json=body)).text)
-        end = first[-1]
-        assert end["type"] == "RUN_FINISHED" and end["outcome"]["type"] == "interrupt"
-        (interrupt,) = end["outcome"]["interrupts"]
-        assert interrupt["reason"] == "tool_approval"
-        assert interrupt["metadata"]["skilldeck"]["tool"] == "Write"
-        sid = first[0]["threadId"]
-        resume = [
-            {"interruptId": interrupt["id"], "status": "resolved", "payload": {"approve": True}}
-        ]
-        again = {"threadId": sid, "runId": "r2", "messages": [], "resume": resume}
-        second = events((await http.post("/agui", json=again)).text)
-        assert (tmp_path / "work" / "NOTES.md").read_text() == "x"
-        assert any(e["type"] == "SUBAGENT_FINISHED" for e in second)
-        assert second[-1]["outcome"] == {"type": "success"}
+        yield http
+
+
+async def first_run(http: httpx2.AsyncClient) -> list[dict[str, Any]]:
+    """The parent's run up to the child's interrupt: its AG-UI events."""
+    body = {
+        "threadId": "",
+        "runId": "r1",
+        "messages": [{"id": "u", "role": "user", "content": "go"}],
+    }
+    return events((await http.post("/agui", json=body)).text)
+
+
+async def test_a_sub_agents_permission_request_is_an_interrupt_that_resumes_it(
+    http: httpx2.AsyncClient, tmp_path: Path
+) -> None:
+    first = await first_run(http)
+    end = first[-1]
+    assert end["type"] == "RUN_FINISHED" and end["outcome"]["type"] == "interrupt"
+    (interrupt,) = end["outcome"]["interrupts"]
+    assert interrupt["reason"] == "tool_approval"
+    assert interrupt["metadata"]["skilldeck"]["tool"] == "Write"
+    sid = first[0]["threadId"]
+    resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": {"approve": True}}]
+    again = {"threadId": sid, "runId": "r2", "messages": [], "resume": resume}
+    second = events((await http.post("/agui", json=again)).text)
+    assert (tmp_path / "work" / "NOTES.md").read_text() == "x"
+    assert any(e["type"] == "SUBAGENT_FINISHED" for e in second)
+    assert second[-1]["outcome"] == {"type": "success"}
 
 
 async def test_a_denied_sub_agent_request_is_not_run(
-    service: SessionService, tmp_path: Path
+    http: httpx2.AsyncClient, service: SessionService, tmp_path: Path
 ) -> None:
-    app = create_app(service=service)
-    transport = httpx2.ASGITransport(app=app)
-    async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8765") as http:
-        body = {
-            "threadId": "",
-            "runId": "r1",
-            "messages": [{"id": "u", "role": "user", "content": "go"}],
-        }
-        first = events((await http.post("/agui", json=body)).text)
-        sid = first[0]["threadId"]
-        deny = [{"interruptId": "cw-1", "status": "cancelled"}]
-        again = {"threadId": sid, "runId": "r2", "messages": [], "resume": deny}
-        second = events((await http.post("/agui", json=again)).text)
-        assert second[-1]["type"] == "RUN_FINISHED"
-        assert not (tmp_path / "work" / "NOTES.md").exists()
-        assert service.show(sid).summary.status == "completed"
+    first = await first_run(http)
+    sid = first[0]["threadId"]
+    deny = [{"interruptId": "cw-1", "status": "cancelled"}]
+    again = {"threadId": sid, "runId": "r2", "messages": [], "resume": deny}
+    second = events((await http.post("/agui", json=again)).text)
+    assert second[-1]["type"] == "RUN_FINISHED"
+    assert not (tmp_path / "work" / "NOTES.md").exists()
+    assert service.show(sid).summary.status == "completed"
