@@ -165,10 +165,10 @@ def _child_waits(
     goes on, in memory), the interrupt that closes this AG-UI run."""
     if not (isinstance(event, PermissionRequestEvent) and event.is_sub_agent):
         return []
-    waiting = service.show(session_id).pending
-    if not waiting or service.show(session_id).summary.status == "paused":
+    detail = service.show(session_id)
+    if not detail.pending or detail.summary.status == "paused":
         return []
-    return mapper.interrupt(waiting)
+    return mapper.interrupt(detail.pending)
 
 
 def _replies(run_input: RunAgentInput, pending: Sequence[Any]) -> tuple[list[CallReply], list[str]]:
