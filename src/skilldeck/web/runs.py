@@ -212,10 +212,10 @@ async def attach_events(
     detail = service.show(session_id)
     sid = detail.summary.id
     users, last_anchor = _anchored_users(detail.messages)
-    replay = _Replay(sid, users, service=service)
+    replay = _Replay(sid, users, service)
     if not history:
         replay.next_user, replay.seen[last_anchor] = len(users), 0
-        replay.last_seq, replay.live = detail.last_seq, service
+        replay.last_seq, replay.live = detail.last_seq, True
         async for out in _follow(replay, service):
             yield out
         return
@@ -232,7 +232,7 @@ async def attach_events(
         for out in mapper.map(done, pending=detail.pending):
             yield out
     if follow:
-        replay.live = service
+        replay.live = True
         async for out in _follow(replay, service):
             yield out
 
@@ -276,6 +276,9 @@ def _anchored_users(
 class _Replay:
     session_id: str
     users: list[_UserMessage]
+    #: read for the session's user messages and pending calls while live, and when a
+    #: sub-agent's request is announced (it may wait for a reply now)
+    service: SessionService
     mapper: AguiMapper | None = None
     next_user: int = 0
     #: the number of the run being replayed (0: none yet)
@@ -285,9 +288,7 @@ class _Replay:
     last_seq: int = -1
     #: set once the history is sent: later runs are live (a pause is an interrupt, and
     #: the user messages are read again from the service as each run begins)
-    live: SessionService | None = None
-    #: asked when a sub-agent's request is announced (it may wait for a reply now)
-    service: SessionService | None = None
+    live: bool = False
 
     def feed(self, seq: int, event: Any) -> list[BaseEvent]:
         out: list[BaseEvent] = []
@@ -296,18 +297,18 @@ class _Replay:
             self.run += 1
             prefix = "live" if self.live else "history"
             self.mapper = AguiMapper(
-                self.session_id, f"{prefix}-{seq}", interrupt_on_pause=self.live is not None
+                self.session_id, f"{prefix}-{seq}", interrupt_on_pause=self.live
             )
             out.append(self.mapper.started())
-            if self.live is not None:
-                self.users = _anchored_users(self.live.show(self.session_id).messages)[0]
+            if self.live:
+                self.users = _anchored_users(self.service.show(self.session_id).messages)[0]
             out += self._users_before_run(seq)
         self._note_anchor(event)
         pending = None
-        if self.live is not None and isinstance(event, DoneEvent) and event.status == "paused":
-            pending = self.live.show(self.session_id).pending
+        if self.live and isinstance(event, DoneEvent) and event.status == "paused":
+            pending = self.service.show(self.session_id).pending
         out += self.mapper.map(event, pending=pending)
-        if self.service is not None and event.task_id is None:  # announced, not stored
+        if event.task_id is None:  # announced, not stored
             out += _child_waits(self.service, self.session_id, event, self.mapper)
         if self.mapper.finished:
             self.mapper = None
