@@ -70,7 +70,7 @@ def main(argv: list[str]) -> int:
         exclude: set[str] = set()
         if "--exclude" in argv:
             path = Path(argv[argv.index("--exclude") + 1])
-            exclude = set(path.read_text(encoding="utf-8").split())
+            exclude = {line.strip() for line in path.read_text(encoding="utf-8").splitlines()} - {""}
         sample(int(argv[1]), int(argv[2]), exclude)
         return 0
     if argv[:1] == ["pool-batch"] and len(argv) == 2:  # a JSON list of [request, terms]
