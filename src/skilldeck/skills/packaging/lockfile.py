@@ -74,6 +74,7 @@ __all__ = [
     "hash_tree",
     "installed",
     "is_excluded",
+    "is_modified",
     "lock_path",
     "locked",
     "open_file",
@@ -81,6 +82,7 @@ __all__ = [
     "skills_root",
     "tree_digest",
     "verify",
+    "verify_entry",
 ]
 
 Scope = Literal["workspace", "user"]
@@ -250,13 +252,25 @@ def verify(settings: Settings, *, scope: Scope | None = None) -> list[VerifyProb
     """Re-hash every installed skill of ``scope`` (both when None) against the lock."""
     problems: list[VerifyProblem] = []
     for sc, entry in installed(settings, scope=scope):
-        reason = unsafe_name_reason(entry.name)
-        if reason is not None:  # a hand-edited lock file must not aim verify elsewhere
-            message = f"lock entry {entry.name!r} is not a usable skill name ({reason})"
-            problems.append(VerifyProblem(entry.name, sc, "unsafe", None, message))
-            continue
-        problems.extend(_verify_entry(skills_root(settings, sc) / entry.name, sc, entry))
+        problems.extend(verify_entry(settings, sc, entry))
     return problems
+
+
+def verify_entry(settings: Settings, scope: Scope, entry: LockEntry) -> list[VerifyProblem]:
+    """Re-hash one installed skill against its lock ``entry`` (what ``skills check``,
+    ``update`` and ``pin`` ask of the skills they name, without hashing the others)."""
+    reason = unsafe_name_reason(entry.name)
+    if reason is not None:  # a hand-edited lock file must not aim verify elsewhere
+        message = f"lock entry {entry.name!r} is not a usable skill name ({reason})"
+        return [VerifyProblem(entry.name, scope, "unsafe", None, message)]
+    return _verify_entry(skills_root(settings, scope) / entry.name, scope, entry)
+
+
+def is_modified(settings: Settings, scope: Scope, entry: LockEntry) -> bool:
+    """Whether the installed files of ``entry`` no longer match the lock (edited,
+    added or removed files, or an unsafe entry); a skill folder that is gone is not
+    "modified": there are no edits to lose."""
+    return any(p.kind != "missing-skill" for p in verify_entry(settings, scope, entry))
 
 
 def _verify_entry(folder: Path, scope: Scope, entry: LockEntry) -> list[VerifyProblem]:

@@ -31,8 +31,8 @@ from skilldeck.skills.packaging.lockfile import (
     Scope,
     hash_tree,
     installed,
+    is_modified,
     tree_digest,
-    verify,
 )
 from skilldeck.skills.packaging.unpack import extract_archive
 from skilldeck.skills.sources.gitsource import remote_commit
@@ -41,7 +41,7 @@ from skilldeck.skills.sources.index import read_index
 from skilldeck.skills.sources.installer import fetch_options, materialize_one
 from skilldeck.skills.sources.spec import FetchOptions, SourceSpec
 
-__all__ = ["State", "UpdateStatus", "check_updates", "selected_entries"]
+__all__ = ["State", "UpdateStatus", "check_entries", "check_updates", "selected_entries"]
 
 State = Literal["up-to-date", "outdated", "moved", "pinned", "local", "error"]
 
@@ -75,16 +75,22 @@ def check_updates(
     fetch: FetchOptions | None = None,
 ) -> list[UpdateStatus]:
     """What each installed skill's source offers now. Changes nothing."""
-    options = fetch_options(settings, fetch)
-    modified = {
-        (p.scope, p.name) for p in verify(settings, scope=scope) if p.kind != "missing-skill"
-    }
-    out: list[UpdateStatus] = []
+    entries = selected_entries(settings, scope, names)
+    return check_entries(settings, entries, fetch_options(settings, fetch))
+
+
+def check_entries(
+    settings: Settings, entries: Sequence[tuple[Scope, LockEntry]], options: FetchOptions
+) -> list[UpdateStatus]:
+    """:func:`check_updates` for lock ``entries`` already read (``update`` reads the
+    lock once for both the check and the fetch). Only these skills' files are hashed,
+    to tell whether they were edited after install."""
     asked = _Asked(options)  # one question per source and ref, however many skills
     with open_client(options) as client:
-        for sc, entry in selected_entries(settings, scope, names):
-            out.append(_status(sc, entry, (sc, entry.name) in modified, asked, client))
-    return out
+        return [
+            _status(sc, entry, is_modified(settings, sc, entry), asked, client)
+            for sc, entry in entries
+        ]
 
 
 class _Asked:

@@ -1,8 +1,9 @@
 """``skills update`` / ``pin``: bring installed remote skills up to date, or hold them.
 
-:func:`update` asks :func:`~skilldeck.skills.sources.updatecheck.check_updates` what
-each source offers, then re-fetches (once per source and ref), verifies and replaces
-through the one install flow (atomic rename, previous copy kept under ``backups/``).
+:func:`update` reads the lock once, asks
+:func:`~skilldeck.skills.sources.updatecheck.check_entries` what each source offers,
+then re-fetches (once per source and ref), verifies and replaces through the one
+install flow (atomic rename, previous copy kept under ``backups/``).
 A skill whose files no longer match the lock (edited after install) is refused unless
 ``force``: an update must never silently lose the user's edits. A skill whose
 signature was verified at install is updated only to a package signed by the same
@@ -32,11 +33,10 @@ from skilldeck.skills.packaging.lockfile import (
     LockEntry,
     Origin,
     Scope,
-    installed,
+    is_modified,
     lock_path,
     locked,
     skills_root,
-    verify,
 )
 from skilldeck.skills.packaging.package import InstalledSkill, install
 from skilldeck.skills.packaging.signing import check_embedded
@@ -44,7 +44,7 @@ from skilldeck.skills.sources.httpsource import open_client
 from skilldeck.skills.sources.installer import fetch_options
 from skilldeck.skills.sources.resolve import Candidate, open_source
 from skilldeck.skills.sources.spec import FetchOptions, SourceSpec
-from skilldeck.skills.sources.updatecheck import UpdateStatus, check_updates, selected_entries
+from skilldeck.skills.sources.updatecheck import UpdateStatus, check_entries, selected_entries
 
 __all__ = ["UpdateResult", "pin", "update"]
 
@@ -83,16 +83,16 @@ def update(
     if not names and not all_skills:
         raise PackageError("Name the skills to update, or pass --all (see `skills check`).")
     options = fetch_options(settings, fetch)
-    statuses = check_updates(settings, scope=scope, names=names, fetch=options)
+    entries = selected_entries(settings, scope, names)
+    statuses = check_entries(settings, entries, options)
     results: dict[tuple[Scope, str], UpdateResult] = {}
     groups: dict[tuple[str, str, str | None], list[tuple[Scope, LockEntry]]] = {}
-    for status in statuses:
+    for (sc, entry), status in zip(entries, statuses, strict=True):
         verdict = _verdict(status, force=force)
         if verdict is not None:
-            results[(status.scope, status.name)] = verdict
+            results[(sc, entry.name)] = verdict
             continue
-        entry = _entry(settings, status.scope, status.name)
-        groups.setdefault((entry.kind, entry.source, entry.ref), []).append((status.scope, entry))
+        groups.setdefault((entry.kind, entry.source, entry.ref), []).append((sc, entry))
     for group in groups.values():  # one fetch per source and ref
         try:
             done = _fetch_and_install(settings, group, options, allow_risk=allow_risk)
@@ -160,9 +160,7 @@ def pin(
         )
     if entry.kind != "git":
         return _hold_content(settings, sc, entry, ref)
-    if not force and any(
-        p.name == name for p in verify(settings, scope=sc) if p.kind != "missing-skill"
-    ):
+    if not force and is_modified(settings, sc, entry):
         raise _edited(name, sc)
     [outcome] = _fetch_and_install(
         settings, [(sc, entry)], options, ref=ref, pinned=True, allow_risk=allow_risk
@@ -201,10 +199,6 @@ def _edited(name: str, scope: Scope) -> LocallyModifiedError:
         "skills.lock; see `skilldeck skills verify`). Updating would lose the edits: "
         "keep a copy and pass --force (the current copy is kept under backups/)."
     )
-
-
-def _entry(settings: Settings, scope: Scope, name: str) -> LockEntry:
-    return next(e for s, e in installed(settings, scope=scope) if e.name == name)
 
 
 def _fetch_and_install(

@@ -10,8 +10,8 @@ import pytest
 
 from skilldeck.config import Settings
 from skilldeck.errors import LocallyModifiedError, PackageError, SourceError
-from skilldeck.skills.packaging import keygen, pack
-from skilldeck.skills.packaging.lockfile import lock_path, skills_root
+from skilldeck.skills.packaging import keygen, lockfile, pack
+from skilldeck.skills.packaging.lockfile import SCOPES, lock_path, skills_root
 from skilldeck.skills.sources import (
     FetchOptions,
     SourceSpec,
@@ -291,3 +291,53 @@ def test_update_fetches_each_source_once(
     assert outcomes == {"alpha": "updated", "beta": "updated"}
     assert opened == [repo.url]
     assert "Revision v2." in body(settings, "alpha") and "Revision v2." in body(settings, "beta")
+
+
+def test_check_update_and_pin_hash_only_the_skills_they_name(
+    repo: GitRepo, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether a skill was edited is asked of that skill alone: checking, updating
+    or pinning one skill does not re-hash every installed one."""
+    install_from(repo.url, settings=settings, all_skills=True)
+    hashed: list[str] = []
+    real = lockfile.hash_tree
+
+    def counting(folder: Path, *args: Any) -> Any:
+        hashed.append(folder.name)
+        return real(folder, *args)
+
+    monkeypatch.setattr(lockfile, "hash_tree", counting)
+    assert [s.state for s in check_updates(settings, names=["alpha"])] == ["up-to-date"]
+    assert hashed == ["alpha"]
+    hashed.clear()
+    assert update(settings, names=["beta"])[0].outcome == "up-to-date"
+    assert hashed == ["beta"]
+    hashed.clear()
+    pin(settings, "alpha", "v1")
+    assert hashed[:1] == ["alpha"] and "beta" not in hashed  # then the install's own
+
+
+def test_update_reads_the_lock_once_before_installing(
+    repo: GitRepo, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install_from(repo.url, settings=settings, all_skills=True)
+    new_revision(repo, "v2")
+    reads: list[Path] = []
+    real_read = lockfile.LockFile.read.__func__  # type: ignore[attr-defined]
+
+    def counting_read(cls: type[lockfile.LockFile], path: Path) -> lockfile.LockFile:
+        reads.append(path)
+        return real_read(cls, path)  # type: ignore[no-any-return]
+
+    before_install: list[int] = []
+    real_install = updates.install
+
+    def install(*args: Any, **kwargs: Any) -> Any:
+        before_install.append(len(reads))
+        return real_install(*args, **kwargs)
+
+    monkeypatch.setattr(lockfile.LockFile, "read", classmethod(counting_read))
+    monkeypatch.setattr(updates, "install", install)
+    [result] = update(settings, names=["alpha"])
+    assert result.outcome == "updated"
+    assert before_install == [len(SCOPES)]  # skills.lock of each scope, once
