@@ -1,4 +1,4 @@
-"""Dev-split experiments for the multilingual component (``_dictionary.py``).
+"""Dev-split experiments for the multilingual component (``skills/routing/multilingual/``).
 
 ``python -m bench.routing.multilingual [--split dev] [--variants a,b]`` ranks a split
 with the hand-written lexicon (no dictionary installed) and with the packaged
@@ -17,7 +17,7 @@ from bench.routing.corpus import CORPUS, load_corpus
 from bench.routing.splits import load_split, print_figures
 from bench.routing.systems import DICTIONARY_CACHE as CACHE
 from bench.routing.systems import NoDictionary, Skilldeck
-from skilldeck.skills.routing._dictionary import BilingualDictionary
+from skilldeck.skills.routing.multilingual import BilingualDictionary
 
 
 def main() -> int:

@@ -126,7 +126,7 @@ class Skilldeck:
         """The matcher as a user's machine has it: with the installed dictionaries
         (compiled once under :data:`DICTIONARY_CACHE`) unless ``dictionary`` is given."""
         from skilldeck.skills.routing import SkillMatcher
-        from skilldeck.skills.routing._dictionary import dictionary_for
+        from skilldeck.skills.routing.multilingual import dictionary_for
 
         options.setdefault("dictionary", dictionary_for(DICTIONARY_CACHE))
         return cls(SkillMatcher.from_skills(skills, **options), name=name)

@@ -23,7 +23,7 @@ MOVED: dict[str, str] = {
     "_fastyaml": "format",
     "_fields": "format",
     "_forked": "discovery",
-    "_lexicon": "routing",
+    "_lexicon": "routing.multilingual",
     "_match_index": "routing",
     "_normalize": "format",
     "_parallel": "discovery",

@@ -48,8 +48,7 @@ from skilldeck.skills.routing._basics import (
     identity,
     index_path,
 )
-from skilldeck.skills.routing._dictionary import dictionary_for
-from skilldeck.skills.routing._lexicon import looks_foreign, tokenize_query
+from skilldeck.skills.routing.multilingual import dictionary_for, looks_foreign, tokenize_query
 from skilldeck.skills.routing.tokenize import fold
 
 if TYPE_CHECKING:

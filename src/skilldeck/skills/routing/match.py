@@ -52,7 +52,6 @@ from skilldeck.skills.routing._basics import (
     routing_dir,
 )
 from skilldeck.skills.routing._bm25f import F32, BM25FIndex
-from skilldeck.skills.routing._dictionary import dictionary_for
 from skilldeck.skills.routing._embeddings import (
     Embedder,
     default_embedder,
@@ -60,7 +59,6 @@ from skilldeck.skills.routing._embeddings import (
     reciprocal_rank_fusion,
     top_indices,
 )
-from skilldeck.skills.routing._lexicon import Translator, looks_foreign, tokenize_query
 from skilldeck.skills.routing._match_index import (
     embedding_text,
     load_or_build,
@@ -69,6 +67,12 @@ from skilldeck.skills.routing._match_index import (
     vector_path,
 )
 from skilldeck.skills.routing._warm import embeddings_on
+from skilldeck.skills.routing.multilingual import (
+    Translator,
+    dictionary_for,
+    looks_foreign,
+    tokenize_query,
+)
 from skilldeck.skills.routing.tokenize import fold
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ of a full stemmer; Chinese/Japanese/Korean runs become character bigrams (the us
 trick when there are no spaces); Cyrillic, Greek and other scripts stay words.
 
 Document and query go through the same :func:`tokenize`;
-:func:`skilldeck.skills.routing._lexicon.tokenize_query` additionally adds English
+:func:`skilldeck.skills.routing.multilingual.tokenize_query` additionally adds English
 equivalents of common non-English words, because almost every skill is written in
 English (the lexicon builds on this module, never the other way round).
 

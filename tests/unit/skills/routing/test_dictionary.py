@@ -1,7 +1,8 @@
-"""Packaged bilingual dictionaries for non-English requests (:mod:`._dictionary`):
-FreeDict (dictd files) and CC-CEDICT are read from small files written here, in the
-real formats; compiled once into a SQLite table under the cache folder; looked up
-only for non-English requests; absent data falls back to the hand-written lexicon."""
+"""Packaged bilingual dictionaries for non-English requests
+(:mod:`skilldeck.skills.routing.multilingual`): FreeDict (dictd files) and CC-CEDICT
+are read from small files written here, in the real formats; compiled once into a
+SQLite table under the cache folder; looked up only for non-English requests; absent
+data falls back to the hand-written lexicon."""
 
 from __future__ import annotations
 
@@ -16,18 +17,21 @@ from pathlib import Path
 
 import pytest
 
-import skilldeck.skills.routing._dictionary as dictionary_mod
 import skilldeck.skills.routing.match as match_mod
+import skilldeck.skills.routing.multilingual.dictionary as dictionary_mod
+import skilldeck.skills.routing.multilingual.entries as entries_mod
+import skilldeck.skills.routing.multilingual.sources as sources_mod
+import skilldeck.skills.routing.multilingual.tables as tables_mod
 from skilldeck.config import load_settings
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.skills.routing import SkillMatcher, warm_rank
-from skilldeck.skills.routing._dictionary import (
+from skilldeck.skills.routing.multilingual import (
     BilingualDictionary,
     Sources,
     english_tokens,
     find_sources,
+    tokenize_query,
 )
-from skilldeck.skills.routing._lexicon import tokenize_query
 from skilldeck.skills.routing.tokenize import STOPWORDS
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -95,13 +99,13 @@ def sources(dict_dir: Path) -> Sources:
 
 def read_freedict(index: Path, data: Path) -> Iterator[tuple[str, tuple[str, ...]]]:
     """(headword, English tokens) of every entry of a dictd dictionary."""
-    text = dictionary_mod._DictText(data)
+    text = entries_mod.DictText(data)
     for line in index.read_text(encoding="utf-8").splitlines():
         head, *row = line.split("\t")
         tokens = (
             ()
             if head.startswith("00database")
-            else dictionary_mod._freedict_tokens(text, " ".join(row))
+            else entries_mod.freedict_tokens(text, " ".join(row))
         )
         if tokens:
             yield head, tokens
@@ -168,7 +172,7 @@ def test_compiled_once_into_the_cache_folder_then_read(
     def no_compile(_: Sources, name: str) -> list[dict[str, list[str]]]:
         raise AssertionError(f"compiled {name} again")
 
-    monkeypatch.setattr(dictionary_mod, "_build", no_compile)
+    monkeypatch.setattr(tables_mod, "_build", no_compile)
     assert BilingualDictionary(cache, sources).translate("wetter") == [
         "min",
         "weather",
@@ -217,7 +221,7 @@ def test_registry_matcher_and_warm_rank_use_the_dictionary(
     dict_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("SKILLDECK_DICTIONARIES", str(dict_dir))
-    monkeypatch.setattr(dictionary_mod, "_simplemma_tables", lemmas)
+    monkeypatch.setattr(sources_mod, "_simplemma_tables", lemmas)
     dictionary_mod.dictionary_for.cache_clear()
     match_mod._MATCHER_MEMO.clear()
     root = tmp_path / "skills"
@@ -247,7 +251,7 @@ def test_registry_matcher_and_warm_rank_use_the_dictionary(
 
 
 def old_compile(sources: Sources) -> dict[str, tuple[str, ...]]:
-    key = dictionary_mod._key
+    key = tables_mod.key
     entries: dict[str, tuple[str, ...]] = {}
     for lang, (index, data) in sorted(sources.freedict.items()):
         text = gzip.decompress(data.read_bytes())
@@ -261,7 +265,7 @@ def old_compile(sources: Sources) -> dict[str, tuple[str, ...]]:
             tokens = english_tokens(old_senses(entry))
             if tokens and (k := key(parts[0])) and k not in STOPWORDS:
                 homographs.setdefault(k, []).append(tokens)
-        heads = {k: dictionary_mod._interleave(v) for k, v in homographs.items()}
+        heads = {k: entries_mod.interleave(v) for k, v in homographs.items()}
         for k, tokens in heads.items():
             entries.setdefault(k, tokens)
         for form, lemma in ((sources.lemmas(lang) if sources.lemmas else None) or {}).items():
@@ -271,7 +275,7 @@ def old_compile(sources: Sources) -> dict[str, tuple[str, ...]]:
         for line in gzip.decompress(sources.cedict.read_bytes()).decode().splitlines(True):
             head, _, rest = line.partition(" [")
             senses = [
-                re.sub(dictionary_mod._PATTERNS["noise"], " ", s)
+                re.sub(entries_mod.PATTERNS["noise"], " ", s)
                 for s in rest.partition("] /")[2].split("/")
                 if s.strip() and not s.startswith(("CL:", "see ", "variant of", "surname"))
             ]
@@ -293,10 +297,10 @@ def old_senses(entry: str) -> list[str]:
     senses: list[str] = []
     for line in entry.split("\n")[1:]:
         stripped = line.strip()
-        if not stripped or stripped.startswith(dictionary_mod._SKIP_LINE) or stripped[0] in '("':
+        if not stripped or stripped.startswith(entries_mod.SKIP_LINE) or stripped[0] in '("':
             continue
         stripped = re.sub(r"^\s*\d+\.\s*", "", stripped)
-        stripped = re.sub(dictionary_mod._PATTERNS["noise"], " ", stripped)
+        stripped = re.sub(entries_mod.PATTERNS["noise"], " ", stripped)
         senses.extend(s.strip() for s in re.split(r"[;,]", stripped) if s.strip())
     return senses
 
@@ -371,7 +375,7 @@ def test_dictzip_chunks_read_alone(tmp_path: Path) -> None:
     path = tmp_path / "x.dict.dz"
     path.write_bytes(dictzip(data, 16))
     assert gzip.decompress(path.read_bytes()) == data  # a valid gzip file too
-    text = dictionary_mod._DictText(path)
+    text = entries_mod.DictText(path)
     assert text._offsets and not text._text
     assert text.entry(30, 40) == data[30:70].decode()
     assert len(text._chunks) == 4  # only the chunks of bytes 30-69

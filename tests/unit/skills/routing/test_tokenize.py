@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skilldeck.skills.routing import tokenize as tokenize_module
-from skilldeck.skills.routing._lexicon import looks_foreign, tokenize_query, translate
+from skilldeck.skills.routing.multilingual import looks_foreign, tokenize_query, translate
 from skilldeck.skills.routing.tokenize import STOPWORDS, fold, stem, tokenize
 
 

@@ -260,7 +260,8 @@ def _tables() -> tuple[dict[str, tuple[str, ...]], list[tuple[str, tuple[str, ..
 
 def _has_cjk(text: str) -> bool:
     """Whether ``text`` holds a CJK character; ASCII text (most queries) skips the
-    pattern, whose ranges cost milliseconds to compile (as in :mod:`.tokenize`)."""
+    pattern, whose ranges cost milliseconds to compile (as in
+    :mod:`skilldeck.skills.routing.tokenize`)."""
     return not text.isascii() and _cjk_re().search(text) is not None
 
 
@@ -296,7 +297,7 @@ def translate(folded_lower: str) -> list[str]:
 
 
 class Translator(Protocol):
-    """A bilingual dictionary (:class:`._dictionary.BilingualDictionary`): English
+    """A bilingual dictionary (:class:`.dictionary.BilingualDictionary`): English
     tokens of a request, or None when it has no data installed."""
 
     def translate(self, folded_lower: str) -> list[str] | None: ...
