@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from skilldeck.skills.discovery.results import InvalidSkill, RootScan, invalid_skill
 from skilldeck.skills.discovery.snapshot import KINDS, Record, Stored
-from skilldeck.skills.model.diagnostics import diagnostic_from_row
 from skilldeck.skills.model.skill import Skill, SkillKind, SkillSource
 
 if TYPE_CHECKING:
@@ -72,9 +71,7 @@ def skill_from_record(
             meta, rows = stored.blob.decode(stored.start, stored.end)
             if meta is not None:
                 return None
-            skill_md = Path(md)
-            diagnostics = [diagnostic_from_row(d, skill_md) for d in rows]
-            return InvalidSkill(name, skill_md.parent, skill_md, source, root, diagnostics)
+            return invalid_skill(name, md, rows, source=source, root=root)
         return Skill._from_store(
             name,
             md,
@@ -143,9 +140,7 @@ def _from_parse(
     rec = record_from_load(stamp, skill, rows, declared, name=name)
     if skill is not None:
         return skill, rec, stamp
-    skill_md = Path(md)
-    diagnostics = [diagnostic_from_row(row, skill_md) for row in rows]
-    return invalid_skill(name, md, root, diagnostics), rec, stamp
+    return invalid_skill(name, md, rows, source=root.source, root=root.path), rec, stamp
 
 
 def _stamp_of(path: str) -> Stamp | None:

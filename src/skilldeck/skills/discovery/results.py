@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from skilldeck.skills.discovery.roots import Root
-from skilldeck.skills.model.diagnostics import Diagnostic
+from skilldeck.skills.model.diagnostics import Diagnostic, DiagnosticRow, diagnostic_from_row
 from skilldeck.skills.model.skill import Skill, SkillSource
 
 __all__ = ["DiscoveryResult", "InvalidSkill", "RootScan"]
@@ -145,7 +145,11 @@ class DiscoveryResult:
         return sum(scan.parsed for scan in self.roots)
 
 
-def invalid_skill(name: str, md: str, root: Root, diagnostics: list[Diagnostic]) -> InvalidSkill:
-    """The :class:`InvalidSkill` of the SKILL.md at ``md`` under ``root``."""
+def invalid_skill(
+    name: str, md: str, rows: list[DiagnosticRow], *, source: SkillSource, root: Path
+) -> InvalidSkill:
+    """The :class:`InvalidSkill` of the SKILL.md at ``md`` in ``root``, its
+    diagnostics decoded from ``rows`` (a fresh parse's or a snapshot record's)."""
     skill_md = Path(md)
-    return InvalidSkill(name, skill_md.parent, skill_md, root.source, root.path, diagnostics)
+    diagnostics = [diagnostic_from_row(row, skill_md) for row in rows]
+    return InvalidSkill(name, skill_md.parent, skill_md, source, root, diagnostics)
