@@ -102,14 +102,19 @@ class RootSnapshot:
 
     @property
     def records(self) -> dict[str, Record]:
-        """Rows as records (TypeError/ValueError on a malformed row)."""
-        blob, gate, out = self.blob, self.gate, {}
-        for rel, mtime, size, start, offset, kind, end, name in self.rows:
-            if type(start) is not int or type(end) is not int:
-                continue
-            stored = Stored(blob, start, end, rel in gate)
-            out[rel] = [mtime, size, stored, offset, kind, None, name]
-        return out
+        """Rows as records (TypeError/ValueError on a malformed row); a row whose blob
+        bounds are not numbers has none."""
+        record = self.record
+        return {
+            row[0]: record(row) for row in self.rows if type(row[3]) is int and type(row[6]) is int
+        }
+
+    def record(self, row: list[Any]) -> Record:
+        """The record one row stands for, its metadata and diagnostics left in the blob
+        (ValueError on a row that is not eight fields)."""
+        rel, mtime, size, start, offset, kind, end, name = row
+        stored = Stored(self.blob, start, end, rel in self.gate)
+        return [mtime, size, stored, offset, kind, None, name]
 
     def tree_unchanged(self) -> bool:
         """True when no visited folder and no symlink changed since the snapshot.

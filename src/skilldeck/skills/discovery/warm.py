@@ -24,7 +24,7 @@ from typing import Any
 
 from skilldeck.skills.discovery.records import load_one, md_path, skill_from_record
 from skilldeck.skills.discovery.results import InvalidSkill, RootScan
-from skilldeck.skills.discovery.snapshot import KINDS, Record, RootSnapshot, Stored, gates
+from skilldeck.skills.discovery.snapshot import KINDS, Record, RootSnapshot, gates
 from skilldeck.skills.model.skill import Skill, SkillKind
 
 __all__ = ["load_unchanged_tree"]
@@ -176,16 +176,15 @@ def _unchanged_invalid(
     """The unchanged rows of skills that did not load, rebuilt from their stored
     diagnostics (as :func:`_load_other` would); None when a row is not of that shape
     (kind neither a known kind nor None) or its record does not decode."""
-    _rels, mtimes, sizes, starts, offsets, kinds, ends, names = snapshot.cols
+    cols = snapshot.cols
     source, root = scan.root.source, scan.root.path
     invalid: list[InvalidSkill] = []
-    for index, kind in enumerate(kinds):
+    for index, kind in enumerate(cols[5]):
         if kind is not None:
             if kind not in _KIND_NAMES:
                 return None
             continue
-        stored = Stored(snapshot.blob, starts[index], ends[index], False)
-        rec = [mtimes[index], sizes[index], stored, offsets[index], None, None, names[index]]
+        rec = snapshot.record([col[index] for col in cols])
         loaded = skill_from_record(rec, mds[index], source=source, root=root, has_code=False)
         if not isinstance(loaded, InvalidSkill):
             return None
@@ -232,12 +231,11 @@ def _load_other(
     """A row the fast branch of :func:`_row_by_row` did not take: a changed or
     removed file (its new record, or None, goes to ``fresh``) or a skill that did
     not load (rebuilt from its record: nothing to store)."""
-    rel, mtime, size, start, offset, kind, end, name = row
+    rel = row[0]
     if st is None:
         fresh[rel] = None  # removed since
         return
-    stored = Stored(snapshot.blob, start, end, rel in snapshot.gate)
-    rec = [mtime, size, stored, offset, kind, None, name]
+    rec = snapshot.record(row)
     parsed = scan.parsed
     with_code = snapshot.tree.with_code
     stamp = (st.st_mtime_ns, st.st_size)
