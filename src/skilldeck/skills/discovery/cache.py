@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 import skilldeck
+from skilldeck._atomic import atomic_write_bytes
 from skilldeck.skills.discovery._blob import SnapshotBlob, encode_stored
 from skilldeck.skills.discovery._sealed import seal, unseal
 from skilldeck.skills.discovery.snapshot import COLUMNS, Record, RootSnapshot, Stored
@@ -301,15 +302,4 @@ def _replace(path: Path, data: bytes) -> None:
     """Atomic (never half a file) but not durable: no fsync. After a crash a
     snapshot is at worst old or missing, which costs one re-parse — while an fsync
     costs more than a whole warm discovery."""
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    atomic_write_bytes(path, data, durable=False)
