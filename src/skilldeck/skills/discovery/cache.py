@@ -236,7 +236,7 @@ def _rows_of(
         pos += len(chunk)
         if gated:
             gate.append(rel)
-            if _only_dependencies(rec[2], chunk):
+            if _only_dependencies(rec[2]):
                 deps_only.append(rel)
     return rows, chunks, gate, deps_only
 
@@ -281,17 +281,16 @@ def _row(rel: str, rec: Record, racy_after: int, pos: int) -> tuple[list[Any], b
     return [rel, mtime, size, pos, offset, kind, pos + len(chunk), name], chunk, gated
 
 
-def _only_dependencies(meta: dict[str, Any] | Stored | None, chunk: bytes) -> bool:
+def _only_dependencies(meta: dict[str, Any] | Stored | None) -> bool:
     """Whether ``dependencies`` is the only gating field a gated record sets (decoded
-    from its ``chunk`` when the record is stored): written once with the snapshot, so
+    from the blob when the record is stored): written once with the snapshot, so
     a warm discovery does not decode the ~180 prompt skills of the corpus that list
     requirements only for their reader (``python -m bench discovery``, ``warm``)."""
     if isinstance(meta, Stored):
         try:
-            loaded = marshal.loads(chunk)
-        except (EOFError, ValueError, TypeError):
+            meta, _rows = meta.blob.decode(meta.start, meta.end)
+        except ValueError:  # a damaged record: gating decodes (and re-reads) it
             return False
-        meta = loaded[0] if type(loaded) is list and len(loaded) == 2 else None
     if type(meta) is not dict:
         return False
     others = (*GATING_FIELDS, "credentials")

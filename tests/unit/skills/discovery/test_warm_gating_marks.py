@@ -115,3 +115,26 @@ def test_a_broken_skill_keeps_the_warm_path_whole(
     assert changed.parsed == 1
     assert [s.name for s in changed.skills] == [s.name for s in cold.skills]
     assert changed.invalid == cold.invalid
+
+
+def test_marks_survive_a_snapshot_written_again_from_stored_records(
+    root: Path, tmp_path: Path
+) -> None:
+    """A changed file makes the warm path write the snapshot again, its unchanged
+    rows from their stored (still encoded) records: the reader stays unmarked."""
+    cache = tmp_path / "cache"
+    _scan(root, cache)
+    changed_md = root / "a-plain" / "SKILL.md"
+    changed_md.write_text("---\nname: a-plain\ndescription: New.\n---\n\nBody\n", encoding="utf-8")
+    past = time.time() - 600
+    os.utime(changed_md, (past, past))
+    assert _scan(root, cache).parsed == 1
+    again = _scan(root, cache)
+    assert again.parsed == 0
+    assert _marks(again) == {
+        "a-plain": False,
+        "b-reader": False,
+        "c-coded": True,
+        "d-compat": True,
+        "e-both": True,
+    }
