@@ -26,9 +26,30 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["STOPWORDS", "fold", "stem", "tokenize"]
+__all__ = [
+    "CJK_COMPATIBILITY_RANGE",
+    "CJK_RANGES",
+    "HIRAGANA_RANGES",
+    "STOPWORDS",
+    "fold",
+    "stem",
+    "tokenize",
+]
 
-_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+#: Scripts written without spaces — kana, CJK ideographs (Extension A and Unified),
+#: Hangul syllables — as regex class ranges. The one definition: the lexicon's and the
+#: dictionary's non-English checks (:mod:`skilldeck.skills.routing.multilingual`) use it.
+CJK_RANGES = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+#: CJK Compatibility Ideographs. :func:`fold` (NFKD) maps all but twelve of them
+#: (U+FA0E, U+FA0F, U+FA11…, unified ideographs themselves) onto :data:`CJK_RANGES`.
+#: Only the tokeniser counts those twelve as CJK (bigrams); the multilingual checks
+#: read them as the letters of a word, so a request made of them alone is not
+#: "non-English". Kept apart, by name, because the two answers differ (tests pin both).
+CJK_COMPATIBILITY_RANGE = r"\uf900-\ufaff"
+#: Hiragana and the prolonged sound mark (ー): a CJK piece made only of these is
+#: Japanese grammar (particles, endings), never a dictionary headword worth looking up.
+HIRAGANA_RANGES = r"\u3040-\u309f\u30fc"
+_CJK = CJK_RANGES + CJK_COMPATIBILITY_RANGE
 #: Chinese function characters dropped before bigramming (they glue every phrase).
 _CJK_FUNCTION = "的了是在和与及或我你您他她它们这那个把被吗呢吧啊也都就请帮要一下里中对用从给"
 _TOKEN_PATTERN = rf"(?P<cjk>[{_CJK}]+)|(?P<word>[^\W_{_CJK}]+(?:[-_.][^\W_{_CJK}]+)*)"

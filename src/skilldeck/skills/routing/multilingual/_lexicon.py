@@ -20,7 +20,7 @@ import re
 from functools import lru_cache
 from typing import Protocol
 
-from skilldeck.skills.routing.tokenize import STOPWORDS, fold, tokenize
+from skilldeck.skills.routing.tokenize import CJK_RANGES, STOPWORDS, fold, tokenize
 
 __all__ = ["Translator", "looks_foreign", "tokenize_query", "translate"]
 
@@ -233,7 +233,7 @@ _MARKERS_TEXT = """el la los las una unos del al y para por con que como quiero 
     der die das den dem ein eine einen und oder mit fur von zu ist sind ich bitte mochte
     mein meine kannst wie"""
 _FOREIGN_MARKERS = frozenset(_MARKERS_TEXT.split())
-_CJK_PATTERN = r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]"
+_CJK_PATTERN = f"[{CJK_RANGES}]"  # not CJK_COMPATIBILITY_RANGE: see there
 _WORD_RE = re.compile(r"[a-z0-9]+")
 #: inflections tried when a word is not in the table verbatim (plural, feminine…)
 _ENDINGS = ("s", "es", "en", "n", "e", "a", "o")

@@ -25,7 +25,7 @@ from skilldeck.skills.routing.multilingual.entries import (
 )
 from skilldeck.skills.routing.multilingual.sources import Sources, find_sources
 from skilldeck.skills.routing.multilingual.tables import SEPARATOR, compile_source, store_source
-from skilldeck.skills.routing.tokenize import STOPWORDS
+from skilldeck.skills.routing.tokenize import CJK_RANGES, HIRAGANA_RANGES, STOPWORDS
 
 if TYPE_CHECKING:
     import sqlite3
@@ -38,8 +38,8 @@ MIN_PART = 4  # compounds: shortest part tried
 #: compiled on first use (English requests on the one-shot path never need them)
 _PATTERNS = {
     "word": r"[^\W\d_]+",
-    "cjk": r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+",
-    "kana": r"[\u3040-\u309f\u30fc]+",
+    "cjk": f"[{CJK_RANGES}]+",  # not CJK_COMPATIBILITY_RANGE: see there
+    "kana": f"[{HIRAGANA_RANGES}]+",
 }
 
 
