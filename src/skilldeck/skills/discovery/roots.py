@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from skilldeck.settings import FrozenRecord
 from skilldeck.skills.model.skill import SkillSource
 from skilldeck.trust import WORKSPACE_SKILL_ROOTS
 
@@ -31,13 +32,15 @@ if TYPE_CHECKING:
 __all__ = ["Root", "bundled_root", "resolve_roots"]
 
 
-class Root:
+class Root(FrozenRecord):
     """One folder to scan, and where it sits in the precedence order. Immutable,
-    compared and hashed by value (a plain class rather than a frozen ``@dataclass``,
-    whose generated methods cost a millisecond at import: ``python -m bench
-    startup`` and ``python -m bench discovery``, figure ``cli_list_json_warm``)."""
+    compared and hashed by value, as the frozen ``@dataclass`` it was (a
+    :class:`~skilldeck.settings.FrozenRecord`: a dataclass's generated methods cost a
+    millisecond at import: ``python -m bench startup`` and ``python -m bench
+    discovery``, figure ``cli_list_json_warm``)."""
 
     __slots__ = ("explicit", "path", "source")
+    __match_args__ = ("path", "source", "explicit")
 
     path: Path
     source: SkillSource
@@ -48,29 +51,6 @@ class Root:
         object.__setattr__(self, "path", path)
         object.__setattr__(self, "source", source)
         object.__setattr__(self, "explicit", explicit)
-
-    def _key(self) -> tuple[Path, SkillSource, bool]:
-        return self.path, self.source, self.explicit
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not Root:
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return f"Root(path={self.path!r}, source={self.source!r}, explicit={self.explicit!r})"
-
-    def __reduce__(self) -> tuple[type[Root], tuple[Path, SkillSource, bool]]:
-        return Root, self._key()
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}: a Root is immutable")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r}: a Root is immutable")
 
 
 def bundled_root() -> Path:
