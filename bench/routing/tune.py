@@ -49,13 +49,14 @@ class _Adapter:
 
 
 def _with(params: BM25FParams, key: str, value: float) -> BM25FParams:
-    if key in ("k1", "body_chars"):
-        cast = int(value) if key == "body_chars" else float(value)
-        return dataclasses.replace(params, **{key: cast})
+    if key == "k1":
+        return dataclasses.replace(params, k1=float(value))
+    if key == "body_chars":
+        return dataclasses.replace(params, body_chars=int(value))
     table, field = key.split(".")
-    mapping = dict(getattr(params, "weights" if table == "w" else "b"))
-    mapping[field] = value
-    return dataclasses.replace(params, **{"weights" if table == "w" else "b": mapping})
+    if table == "w":
+        return dataclasses.replace(params, weights={**params.weights, field: value})
+    return dataclasses.replace(params, b={**params.b, field: value})
 
 
 def _value(params: BM25FParams, key: str) -> float:
