@@ -20,8 +20,8 @@ from skilldeck.errors import NotASkillSourceError, PackageError, SkillChoiceErro
 from skilldeck.skills.packaging.lockfile import Scope, skills_root
 from skilldeck.skills.packaging.package import InstalledSkill, install
 from skilldeck.skills.sources.httpsource import open_client
-from skilldeck.skills.sources.resolve import Candidate, Materialized, Opened, open_source
-from skilldeck.skills.sources.spec import FetchOptions, SourceSpec, parse_source
+from skilldeck.skills.sources.resolve import Candidate, open_source
+from skilldeck.skills.sources.spec import FetchOptions, parse_source
 
 __all__ = ["choose", "fetch_options", "install_from", "list_source"]
 
@@ -146,20 +146,3 @@ def choose(
             raise NotASkillSourceError(f"{source} has no skill named {name!r}; it holds: {names}.")
         out.extend(m for m in match[:1] if m not in out)
     return out
-
-
-def materialize_one(
-    spec: SourceSpec, subpath: str | None, workdir: Path, options: FetchOptions, client: object
-) -> Materialized:
-    """The skill at ``subpath`` of ``spec`` on disk (for update and pin)."""
-    opened: Opened = open_source(spec, workdir, options, client)  # type: ignore[arg-type]
-    for candidate in opened.candidates():
-        if (
-            subpath is None
-            or candidate.subpath == subpath
-            or (subpath == "" and len(opened.candidates()) == 1)
-        ):
-            return opened.materialize([candidate])[0]
-    raise NotASkillSourceError(
-        f"{spec.location} no longer holds a skill at {subpath!r}; reinstall it from its new place."
-    )

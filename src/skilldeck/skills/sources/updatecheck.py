@@ -38,7 +38,8 @@ from skilldeck.skills.packaging.unpack import extract_archive
 from skilldeck.skills.sources.gitsource import remote_commit
 from skilldeck.skills.sources.httpsource import open_client
 from skilldeck.skills.sources.index import read_index
-from skilldeck.skills.sources.installer import fetch_options, materialize_one
+from skilldeck.skills.sources.installer import fetch_options
+from skilldeck.skills.sources.resolve import open_source
 from skilldeck.skills.sources.spec import FetchOptions, SourceSpec
 
 __all__ = ["State", "UpdateStatus", "check_entries", "check_updates", "selected_entries"]
@@ -166,8 +167,8 @@ def _ask(entry: LockEntry, options: FetchOptions, client: httpx2.Client) -> obje
     if entry.kind == "index":
         return {listed.name: listed.digest for listed in read_index(client, entry.source, options)}
     with tempfile.TemporaryDirectory(prefix="skilldeck-check-", ignore_cleanup_errors=True) as tmp:
-        spec = SourceSpec("url", entry.source)
-        got = materialize_one(spec, None, Path(tmp), options, client)
+        opened = open_source(SourceSpec("url", entry.source), Path(tmp), options, client)
+        [got] = opened.materialize(opened.candidates())  # a URL holds one skill
         if got.path.is_dir():
             return tree_digest(hash_tree(got.path))
         return _archive_digest(got.path)
