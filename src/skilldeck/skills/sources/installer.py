@@ -11,6 +11,7 @@ same for a git repository as for a local folder.
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,13 +32,7 @@ def fetch_options(settings: Settings, base: FetchOptions | None = None) -> Fetch
     options = base or FetchOptions()
     github_url = getattr(settings.skills, "github_url", None)
     if github_url and options.github_url == FetchOptions.github_url:
-        options = FetchOptions(
-            options.http_timeout,
-            options.git_timeout,
-            options.transport,
-            github_url,
-            options.reporter,
-        )
+        options = dataclasses.replace(options, github_url=github_url)
     return options
 
 
