@@ -45,8 +45,8 @@ from skilldeck.skills.model.skill import (
     Skill,
     SkillKind,
     SkillSource,
-    declared_entrypoint,
     declared_kind,
+    declared_kind_of,
     detect_kind,
     sets_gating_field,
 )
@@ -204,7 +204,7 @@ def _lazy_skill(
         del values["extra"]  # as model_dump(exclude_defaults=True) would leave it
     if has_code is None:
         has_code = os.path.isfile(os.path.join(folder, "skill.py"))
-    declared = SkillKind.SCRIPT if declared_entrypoint(values) else SkillKind.PROMPT
+    declared = declared_kind_of(values)
     skill = Skill._from_fields(
         values["name"],
         parsed.path_str,
