@@ -305,14 +305,12 @@ class SkillRegistry:
         """Per name: which file wins, its (mtime, size), and for a skill registered
         in code its identity (it has no file that could change)."""
         stats = {md: (m, s) for scan in self._discovery.roots for md, m, s in scan.files}
-        return {
-            name: (
-                str(skill.skill_md),
-                stats.get(str(skill.skill_md)),
-                id(skill) if id(skill) in self._resolution.registered_ids else None,
-            )
-            for name, skill in self._winners.items()
-        }
+        registered = self._resolution.registered_ids
+        state: dict[str, tuple[Any, ...]] = {}
+        for name, skill in self._winners.items():
+            md = skill.skill_md_str  # the string scan.files holds: no Path built per skill
+            state[name] = (md, stats.get(md), id(skill) if id(skill) in registered else None)
+        return state
 
     @property
     def fingerprint(self) -> str:
