@@ -13,15 +13,24 @@ with the weights chosen on all three pooled splits.
 The fresh blind splits (``heldout3*.jsonl``) are never read here: only the names in
 :data:`BURNED` are loaded.
 
-A fusion scores a skill as ``(1 - c - m) * lexical + c * cosine + m * chunk``, all
-three in [0, 1], so the result stays a 0..1 score the hint threshold can be compared
-with: ``lexical`` is the matcher's normalised BM25F score, ``cosine`` the wordllama
-cosine of the request with the skill's name + description + when-to-use (what the
-shipped default fuses with ``c = 0.4, m = 0``), ``chunk`` the best cosine over the
-skill's separate sentences (description sentences, when-to-use, and the bullets of
-the body's "when to use"/"triggers"/"overview" sections). A fold's weights are the
-best top-1 + top-3 + MRR on its training folds among those that hint no more of the
-training no-skill requests than the default does.
+A fusion scores an English request's skill as ``(1 - c - m - n) * lexical + c *
+cosine + m * chunk + n * name`` and a non-English one's as ``(1 - f) * lexical + f *
+translated``, every feature in [0, 1], so the result stays a 0..1 score the hint
+threshold can be compared with:
+
+* ``lexical`` — the matcher's normalised BM25F score (with the dictionaries);
+* ``cosine`` — the wordllama cosine of the request with the skill's name +
+  description + when-to-use (the shipped default: ``c = 0.4``, the rest 0);
+* ``chunk`` — the best cosine over the skill's separate sentences (description
+  sentences, when-to-use, the bullets of the body's "when to use"/"triggers"/
+  "overview" sections): multi-vector skills for indirect requests;
+* ``name`` — the share of the request's idf mass (the BM25F ceiling) found in the
+  skill's name field: product names ("Fireflies", "Grafbase");
+* ``translated`` — for a non-English request, the cosine of the English words its
+  dictionaries give (the default keeps these requests lexical).
+
+A fold's weights are the best top-1 + top-3 + MRR on its training folds among those
+that hint no more of the training no-skill requests than the default does.
 
 ``python -m bench.routing.crossval [--folds 5] [--seeds 5]`` prints the table.
 """
@@ -30,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import re
 from collections import Counter
@@ -48,10 +58,12 @@ from bench.routing.splits import HERE
 from bench.routing.systems import DICTIONARY_CACHE, Skilldeck
 from skilldeck.config import HintSettings
 from skilldeck.skills.model.skill import Skill
+from skilldeck.skills.routing._basics import MIN_CEILING
+from skilldeck.skills.routing._bm25f import BM25FIndex
 from skilldeck.skills.routing._embeddings import Embedder, load_embedder
-from skilldeck.skills.routing._match_index import embedding_text
-from skilldeck.skills.routing.multilingual import looks_foreign
-from skilldeck.skills.routing.tokenize import fold
+from skilldeck.skills.routing._match_index import embedding_text, skill_fields
+from skilldeck.skills.routing.multilingual import looks_foreign, tokenize_query
+from skilldeck.skills.routing.tokenize import fold, tokenize
 
 F32 = npt.NDArray[np.float32]
 #: the splits already used to choose a default: the only ones this harness reads
@@ -63,16 +75,21 @@ _BULLET = re.compile(r"^([-*+]|\d+\.)\s+")
 
 @dataclass(frozen=True)
 class Fusion:
-    """``(1 - cosine - chunk) * lexical + cosine * cos + chunk * chunk_max``."""
+    """The weights of the features besides ``lexical`` (which gets the rest)."""
 
     cosine: float
-    chunk: float
+    chunk: float = 0.0
+    name: float = 0.0
+    translated: float = 0.0
 
     def __str__(self) -> str:
-        return f"cos {self.cosine:.1f} chunk {self.chunk:.1f}"
+        return (
+            f"cos {self.cosine:.1f} chunk {self.chunk:.1f} name {self.name:.1f} "
+            f"foreign {self.translated:.1f}"
+        )
 
 
-DEFAULT = Fusion(0.4, 0.0)
+DEFAULT = Fusion(0.4)
 
 
 @dataclass(eq=False)
@@ -85,16 +102,20 @@ class Item:
     source: str
     foreign: bool
     lexical: F32
-    cosine: F32
+    cosine: F32  # for a non-English request: of its dictionary translation
     chunk: F32
+    name: F32
     right: npt.NDArray[np.bool_]
 
     def scores(self, fusion: Fusion) -> F32:
-        if self.foreign:  # the model is English-only: foreign requests stay lexical
-            return self.lexical
-        lex_weight = np.float32(1 - fusion.cosine - fusion.chunk)
-        out: F32 = lex_weight * self.lexical + np.float32(fusion.cosine) * self.cosine
+        if self.foreign:
+            weight = np.float32(fusion.translated)
+            mixed: F32 = (np.float32(1) - weight) * self.lexical + weight * self.cosine
+            return mixed
+        rest = np.float32(1 - fusion.cosine - fusion.chunk - fusion.name)
+        out: F32 = rest * self.lexical + np.float32(fusion.cosine) * self.cosine
         out += np.float32(fusion.chunk) * self.chunk
+        out += np.float32(fusion.name) * self.name
         return out
 
     def outcome(self, fusion: Fusion) -> tuple[int | None, float]:
@@ -137,6 +158,20 @@ def _chunk_max(vectors: F32, owner: npt.NDArray[np.intp], n: int, query: F32) ->
     return best
 
 
+def name_coverage(index: BM25FIndex, names: Sequence[set[str]], tokens: list[str]) -> F32:
+    """Per skill, the request's idf mass found in its name field, over the ceiling."""
+    unseen = math.log1p((index.n_docs - 0.5) / 1.5)
+    out = np.zeros(len(names), dtype=np.float32)
+    ceiling = 0.0
+    for token in dict.fromkeys(tokens):
+        tid = index.vocab.get(token)
+        weight = float(index.idf[tid]) if tid is not None else unseen
+        ceiling += weight
+        out[[n for n, name in enumerate(names) if token in name]] += weight
+    result: F32 = out / np.float32(max(ceiling, MIN_CEILING))
+    return result
+
+
 def _sources(path: Path) -> dict[str, str]:
     with path.open(encoding="utf-8") as fh:
         rows = [json.loads(line) for line in fh if line.strip()]
@@ -150,6 +185,7 @@ def build_items(skills: Sequence[Skill], embedder: Embedder) -> list[Item]:
     chunks = [trigger_chunks(s) for s in skills]
     owner = np.repeat(np.arange(len(skills)), [len(c) for c in chunks])
     chunk_vectors = embedder.embed([c for cs in chunks for c in cs])
+    name_tokens = [set(skill_fields(s, body_chars=0)["name"]) for s in skills]
     names = [s.name for s in skills]
     paths = [f"path:{s.folder.relative_to(CORPUS).as_posix()}" for s in skills]
     files = {name: HERE / f"{name}.jsonl" for name in BURNED} | {"old-dev": DEVSET}
@@ -157,7 +193,10 @@ def build_items(skills: Sequence[Skill], embedder: Embedder) -> list[Item]:
     for split, path in files.items():
         sources = _sources(path)
         for q in load_devset(path):
-            vector = embedder.embed([q.text])[0]
+            tokens = tokenize_query(q.text, matcher._dictionary)
+            foreign = looks_foreign(fold(q.text).lower())
+            english = " ".join(tokens[len(tokenize(q.text)) :]) if foreign else q.text
+            vector = embedder.embed([english])[0]
             cosine = np.clip(whole @ vector, 0.0, 1.0).astype(np.float32)
             chunk = np.maximum(_chunk_max(chunk_vectors, owner, len(skills), vector), cosine)
             right = np.array(
@@ -168,10 +207,11 @@ def build_items(skills: Sequence[Skill], embedder: Embedder) -> list[Item]:
                     q,
                     split,
                     sources[q.id],
-                    looks_foreign(fold(q.text).lower()),
+                    foreign,
                     matcher.scores(q.text),
                     cosine,
                     chunk,
+                    name_coverage(matcher.index, name_tokens, tokens),
                     right,
                 )
             )
@@ -291,7 +331,14 @@ def mean_figures(
     return {k: float(np.mean([r[k] for r in runs])) for k in runs[0]} | {"n": runs[0]["n"]}
 
 
-GRID = [Fusion(c / 10, m / 10) for c in range(7) for m in range(6) if c + m <= 8]
+GRID = [
+    Fusion(c / 10, m / 10, n / 10, f / 10)
+    for c in range(7)
+    for m in range(4)
+    for n in range(3)
+    for f in range(3)
+    if c + m + n <= 8
+]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -33,7 +33,7 @@ def _item(source: str, lexical: list[float], cosine: list[float], right: int | N
         marks[right] = True
     lex = np.array(lexical, dtype=np.float32)
     cos = np.array(cosine, dtype=np.float32)
-    return Item(query, "dev", source, False, lex, cos, cos.copy(), marks)
+    return Item(query, "dev", source, False, lex, cos, cos.copy(), np.zeros_like(lex), marks)
 
 
 def test_folds_keep_each_source_skill_together() -> None:
