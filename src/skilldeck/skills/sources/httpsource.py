@@ -96,8 +96,9 @@ def _body(response: httpx2.Response, url: str, cap: int) -> bytes:
     return bytes(body)
 
 
-def check_digest(data: bytes, expected: str, *, what: str) -> None:
-    """``expected`` is ``sha256:<hex>`` (the discovery RFC's form) or bare hex."""
+def check_digest(data: bytes, expected: str, *, what: str) -> str:
+    """``data``'s sha256 (hex) when it is ``expected``: ``sha256:<hex>`` (the
+    discovery RFC's form) or bare hex; DigestMismatchError when it is not."""
     want = expected.lower().removeprefix("sha256:")
     have = hashlib.sha256(data).hexdigest()
     if have != want:
@@ -105,6 +106,7 @@ def check_digest(data: bytes, expected: str, *, what: str) -> None:
             f"{what} does not match its sha256 digest (expected {want[:16]}…, got "
             f"{have[:16]}…): the file changed or was tampered with; refused."
         )
+    return have
 
 
 def save(data: bytes, path: Path) -> Path:

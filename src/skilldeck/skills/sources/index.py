@@ -15,7 +15,6 @@ an unknown major version are refused: nothing unverified is installed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -117,8 +116,7 @@ def fetch_skill(
     hashes: dict[str, str] = {}
     for rel, digest in sorted(entry.files.items()):
         data = download(client, f"{base}/{entry.name}/{rel}", options)
-        check_digest(data, digest, what=f"{entry.name}/{rel} from {index_url}")
-        hashes[rel] = hashlib.sha256(data).hexdigest()
+        hashes[rel] = check_digest(data, digest, what=f"{entry.name}/{rel} from {index_url}")
         save(data, folder / rel)
     if f"sha256:{tree_digest(hashes)}" != entry.digest:
         raise DigestMismatchError(
