@@ -15,6 +15,12 @@ skill. With no argument every catalog skill that has evals is run. ``--min-rate`
 exits 1 when a skill's pass rate is below it, for CI. ``--coexist DIR`` says which
 existing skills would lose requests to the skill in DIR, and what it would push out
 of the level-1 block.
+
+What is ranked is what an agent here would see: the enabled skills, a request going
+only to one an agent can use (never a disabled or unavailable skill, never one with
+``disable-model-invocation``); the evals of skills it could not pick are listed as
+not run, with the reason. A disabled skill you name (PATH or NAME: your own skill) is
+evaluated as if enabled, and the report says so.
 """
 
 from __future__ import annotations
@@ -95,21 +101,32 @@ def eval_(
         fail(f"--coexist {coexist}: not a folder (give the new skill's folder).", code=2)
     paths = [Path(t) for t in targets or () if Path(t).exists()]
     skill_dirs = [p for p in paths if p.is_dir()]
-    registry = discover_registry([*skill_dirs, *(root or [])], no_defaults)
+    roots = [*skill_dirs, *(root or [])]
+    registry = discover_registry(roots, no_defaults)
+    as_if_enabled = disabled_targets(registry, targets or [])
+    if as_if_enabled:  # the catalog once the author enables their skill
+        disabled = [n for n in registry.settings.skills.disabled if n not in as_if_enabled]
+        registry = discover_registry(roots, no_defaults, skills={"disabled": disabled})
     cases = collect_cases(registry, targets or [], allow_missing=coexist is not None)
     limit = registry.settings.skills.hints.threshold if threshold is None else threshold
+    cases, not_run = split_unpickable(registry, cases)
     if coexist is not None:
         _report_coexistence(registry, coexist, cases, limit, json_=json_)
         return
-    cases, not_run = split_unpickable(registry, cases)
     if not cases:
         fail("Nothing to evaluate: " + " ".join(n.sentence() for n in not_run))
     report = run_evals(registry, cases, model=model, runs=runs, threshold=limit, base_url=base_url)
     if json_:
-        print_json({**report.to_dict(), "not_run": [n.to_dict() for n in not_run]})
+        print_json(
+            {
+                **report.to_dict(),
+                "not_run": [n.to_dict() for n in not_run],
+                "evaluated_as_if_enabled": as_if_enabled,
+            }
+        )
     else:
         lines = report_lines(report, threshold=None if model else limit)
-        lines += not_run_lines(not_run)
+        lines += not_run_lines(not_run) + as_if_enabled_lines(as_if_enabled)
         if model is None and len(registry.list()) < SMALL_CATALOG:
             lines.append(small_catalog_note(len(registry.list()), threshold=limit))
         typer.echo("\n".join(lines))
@@ -131,7 +148,8 @@ def run_evals(
     """The report of ``cases`` through the router, or through ``model``."""
     if model is None:
         matcher = SkillMatcher.for_registry(registry)
-        return build_report("router", 1, router_results(matcher, cases, threshold=threshold))
+        results = router_results(matcher, cases, threshold=threshold, usable=registry.is_available)
+        return build_report("router", 1, results)
     with probe_agent(registry.settings, registry, model, base_url=base_url) as agent:
         results = anyio.run(partial(model_results, agent, cases, runs=runs))
     return build_report(f"model {agent.model_spec}", runs, results)
@@ -165,13 +183,47 @@ def split_unpickable(
     for name in dict.fromkeys(c.skill for c in cases):
         skill = registry.get(name, include_disabled=True)
         unavailable = registry.why_unavailable(skill)
-        if unavailable is not None:
+        if not registry.is_enabled(skill):
+            why[name] = (
+                f"disabled in config; `skilldeck skills eval {name}` evaluates it as if enabled"
+            )
+        elif unavailable is not None:
             why[name] = f"unavailable here: {unavailable}"
         elif skill.metadata.disable_model_invocation:
             why[name] = "disable-model-invocation is set: no model or router ever picks it"
     kept = [c for c in cases if c.skill not in why]
     counts = Counter(c.skill for c in cases if c.skill in why)
     return kept, [NotRun(name, reason, counts[name]) for name, reason in why.items()]
+
+
+def disabled_targets(registry: SkillRegistry, targets: list[str]) -> list[str]:
+    """The disabled skills ``targets`` name — by folder, by a file in their folder, or
+    by name: an author asking about their own skill, evaluated as if enabled."""
+    everything = registry.list(include_disabled=True)
+    names: list[str] = []
+    for target in targets:
+        path = Path(target)
+        if path.exists():
+            real = path.resolve()
+            inside = (s for s in everything if s.folder.resolve() in (real, *real.parents))
+            skill = next(inside, None)
+        else:
+            skill = registry.get(target, include_disabled=True) if target in registry else None
+        if skill is not None and not registry.is_enabled(skill) and skill.name not in names:
+            names.append(skill.name)
+    return names
+
+
+def as_if_enabled_lines(names: list[str]) -> list[str]:
+    """The note for disabled skills evaluated on request, wrapped at 78 columns."""
+    lines: list[str] = []
+    for name in names:
+        text = (
+            f"{name} is disabled in config: evaluated as if enabled; agents here never "
+            f"pick it until `skilldeck skills enable {name}`."
+        )
+        lines += ["", *textwrap.wrap(text, width=78, subsequent_indent="  ")]
+    return lines
 
 
 def not_run_lines(not_run: list[NotRun]) -> list[str]:
@@ -190,8 +242,8 @@ def collect_cases(
     cases: list[TriggerCase] = []
     for target in targets:
         cases += _target_cases(registry, target)
-    if not targets:
-        for skill in registry.list():
+    if not targets:  # disabled skills too: listed as not run, not silently skipped
+        for skill in registry.list(include_disabled=True):
             found = find_eval_file(skill.folder)
             cases += load_eval_file(found, skill=skill.name) if found else []
     if not cases and not allow_missing:
@@ -199,7 +251,7 @@ def collect_cases(
             "No trigger evals found. Write SKILL_DIR/evals/trigger_evals.json as a list "
             'of {"query": "...", "should_trigger": true|false} (`skills new` writes one).'
         )
-    unknown = sorted({c.skill for c in cases} - {s.name for s in registry.list()})
+    unknown = sorted({c.skill for c in cases if c.skill not in registry})
     if unknown:
         raise SkillError(
             f"Evals name skills that are not in the catalog: {', '.join(unknown)}; "
@@ -309,6 +361,7 @@ def _report_coexistence(
         cases,
         threshold=threshold,
         budget=registry.settings.skills.prompt_budget,
+        usable=registry.is_available,
     )
     if json_:
         print_json(result.to_dict())

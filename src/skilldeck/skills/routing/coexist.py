@@ -6,6 +6,10 @@ the catalog as it is and with the new skill added, and lists the requests a skil
 took before and no longer takes (and who takes them now). It also renders the
 level-1 ``<available_skills>`` block at the agent's budget both ways and counts the
 skills left out and the descriptions shortened — what every session would lose.
+
+Both sides are what an agent here sees: a skill that is not ``usable`` (the registry's
+view: unavailable on this machine) still ranks but takes no request and is not in
+the block; the new skill counts as usable (it is being installed to be used).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any
 
 from skilldeck.skills.execution import render_available_skills
 from skilldeck.skills.model.skill import Skill
-from skilldeck.skills.routing.evals import TriggerCase, router_picker
+from skilldeck.skills.routing.evals import TriggerCase, Usable, router_picker
 from skilldeck.skills.routing.match import SkillMatcher
 
 __all__ = ["BlockFit", "Coexistence", "LostRequest", "block_fit", "coexistence"]
@@ -94,12 +98,20 @@ def coexistence(
     *,
     threshold: float,
     budget: int,
+    usable: Usable = None,
 ) -> Coexistence:
     """What adding ``new`` to ``existing`` would cost (see the module docstring).
-    ``cases`` are the existing skills' evals; only should-trigger ones are checked."""
+    ``cases`` are the existing skills' evals; only should-trigger ones are checked.
+    ``usable``: which existing skills an agent here can use (None: all)."""
     kept = [s for s in existing if s.name != new.name]
-    before = router_picker(SkillMatcher.from_skills(kept), threshold=threshold)
-    after = router_picker(SkillMatcher.from_skills([*kept, new]), threshold=threshold)
+
+    def usable_after(skill: Skill) -> bool:
+        return skill.name == new.name or usable is None or usable(skill)
+
+    before = router_picker(SkillMatcher.from_skills(kept), threshold=threshold, usable=usable)
+    after = router_picker(
+        SkillMatcher.from_skills([*kept, new]), threshold=threshold, usable=usable_after
+    )
     own = [c for c in cases if c.should_trigger and c.skill != new.name]
     report = Coexistence(new_skill=new.name, checked=len(own))
     for case in own:
@@ -108,8 +120,9 @@ def coexistence(
         now = after(case.query)
         if now != case.skill:
             report.lost.append(LostRequest(case.skill, case.query, now))
-    report.before = block_fit(kept, budget=budget)
-    report.after = block_fit([*kept, new], budget=budget)
+    shown = [s for s in kept if usable is None or usable(s)]  # the agent's block
+    report.before = block_fit(shown, budget=budget)
+    report.after = block_fit([*shown, new], budget=budget)
     return report
 
 

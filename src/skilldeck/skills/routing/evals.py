@@ -10,8 +10,10 @@ no ``should_trigger``) are tasks the skill is for, so their prompts count as
 ``should_trigger: true``.
 
 Running a set means asking a *picker* which skill takes each request (``None``: no
-skill). :func:`router_picker` asks the lexical router, offline: the best invocable
-skill if its normalised score reaches the hint threshold. The model picker (what a
+skill). :func:`router_picker` asks the lexical router, offline: the best skill an
+agent here could be pointed to — invocable by the model and usable (the registry's
+view: not disabled, not unavailable on this machine), the rule of the per-message
+hints — if its normalised score reaches the hint threshold. The model picker (what a
 real agent's first turn calls ``Skill`` with) lives above this layer, in
 ``integrations/trigger_probe.py``: skills/ never imports a model. :func:`build_report`
 turns the picks into per-skill trigger rates, false triggers and confusions (which
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from skilldeck.errors import SkillError
+from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.routing.hints import hintable
 from skilldeck.skills.routing.match import SkillMatcher
 
@@ -37,6 +40,7 @@ __all__ = [
     "EvalReport",
     "SkillReport",
     "TriggerCase",
+    "Usable",
     "build_report",
     "find_eval_file",
     "load_eval_file",
@@ -59,6 +63,8 @@ EVAL_FILES = (
 PASS_SHARE = 0.5
 
 Picker = Callable[[str], str | None]
+#: which skills an agent here can use (``SkillRegistry.is_available``; None: all)
+Usable = Callable[[Skill], bool] | None
 
 
 @dataclass(frozen=True)
@@ -241,13 +247,15 @@ def _str_or_none(value: Any) -> str | None:
 # ---- running ---------------------------------------------------------------------------
 
 
-def router_picker(matcher: SkillMatcher, *, threshold: float) -> Picker:
-    """The router's pick for a request: its best model-invocable skill, when that
-    skill's normalised score reaches ``threshold`` (the hint threshold)."""
+def router_picker(matcher: SkillMatcher, *, threshold: float, usable: Usable = None) -> Picker:
+    """The router's pick for a request: its best skill a hint could name (invocable by
+    the model and ``usable`` here), when that skill's normalised score reaches
+    ``threshold`` (the hint threshold). A skill an agent cannot use never takes a
+    request, as it never gets a hint; it still ranks, as in the agent's index."""
 
     def pick(query: str) -> str | None:
         for m in matcher.rank(query, k=5):
-            if hintable(m.skill):
+            if hintable(m.skill, usable):
                 return m.name if m.score >= threshold else None
         return None
 
@@ -260,11 +268,15 @@ def run_picker(cases: Sequence[TriggerCase], pick: Picker, *, runs: int = 1) -> 
 
 
 def router_results(
-    matcher: SkillMatcher, cases: Sequence[TriggerCase], *, threshold: float
+    matcher: SkillMatcher,
+    cases: Sequence[TriggerCase],
+    *,
+    threshold: float,
+    usable: Usable = None,
 ) -> list[CaseResult]:
     """Every case through the router (:func:`router_picker`), each with where the
     case's own skill ranked and scored, so an author sees how far off a miss was."""
-    pick = router_picker(matcher, threshold=threshold)
+    pick = router_picker(matcher, threshold=threshold, usable=usable)
     return [CaseResult(c, (pick(c.query),), _standing(matcher, c)) for c in cases]
 
 

@@ -255,3 +255,47 @@ def test_router_results_say_how_far_off_a_miss_was(tmp_path: Path) -> None:
     assert second.detail.startswith("invoice-chase: ") and "rank 1," not in second.detail
     assert third.detail == "git-commit: not in the top 50"
     assert first.to_dict()["detail"] == first.detail
+
+
+# ---- what an agent here would see -------------------------------------------------------
+
+
+def test_router_never_picks_a_skill_an_agent_here_cannot_use(tmp_path: Path) -> None:
+    listed = skills(tmp_path)
+    gated = loaded(write_skill(tmp_path, "pdf-tables", "Extract the tables from a PDF file."))
+    matcher = SkillMatcher.from_skills([*listed, gated])
+    query = "extract the tables from this PDF file"
+    assert matcher.rank(query, k=1)[0].name == "pdf-tables"  # it still ranks first
+    assert router_picker(matcher, threshold=0.05)(query) == "pdf-tables"
+
+    def usable(skill: Skill) -> bool:
+        return skill.name != "pdf-tables"
+
+    assert router_picker(matcher, threshold=0.05, usable=usable)(query) == "pdf-tools"
+    case = TriggerCase("pdf-tools", query, True)
+    (result,) = router_results(matcher, [case], threshold=0.05, usable=usable)
+    assert result.passed and result.detail.startswith("pdf-tools: rank 2, ")
+
+
+def test_coexistence_leaves_unusable_skills_out_of_picks_and_block(tmp_path: Path) -> None:
+    existing = skills(tmp_path / "catalog")
+    gated = loaded(write_skill(tmp_path / "catalog", "gif-maker", "Create an animated GIF."))
+    new = loaded(
+        write_skill(
+            tmp_path / "new",
+            "animated-gif-slack",
+            "Create an animated GIF for Slack; animated GIF creator for Slack.",
+        )
+    )
+    cases = [TriggerCase("gif-maker", "create an animated GIF", True)]
+
+    def usable(skill: Skill) -> bool:
+        return skill.name != "gif-maker"
+
+    everyone = coexistence([*existing, gated], new, cases, threshold=0.05, budget=100_000)
+    assert everyone.losers == ["gif-maker"] and everyone.before.skills == 5
+    here = coexistence(
+        [*existing, gated], new, cases, threshold=0.05, budget=100_000, usable=usable
+    )
+    assert here.checked == 1 and here.lost == []  # never took it here: cannot lose it
+    assert (here.before.skills, here.after.skills) == (4, 5)
