@@ -70,8 +70,14 @@ _VALUE = re.compile(r"\s*(?:([^\s:#][^:#]*?):[ \t]+|-[ \t]+)(\S)")
 
 
 def yaml_error(e: Any, *, text: str, path: Path, first_line: int) -> SkillParseError:
-    """libyaml's ``MarkedYAMLError`` ``e`` over frontmatter ``text`` (whose first line
-    is file line ``first_line``) as a :class:`SkillParseError` (code SD003)."""
+    """libyaml's error ``e`` over frontmatter ``text`` (whose first line is file line
+    ``first_line``) as a :class:`SkillParseError` (code SD003): a ``MarkedYAMLError``
+    with where and how to fix it, another (a reader error: unprintable characters)
+    as it says."""
+    if not hasattr(e, "problem_mark"):
+        return SkillParseError(
+            f"invalid YAML: {e}", path=path, line=first_line, code=SD_INVALID_YAML
+        )
     problem = e.problem or e.context or "syntax error"
     mark = e.problem_mark or e.context_mark
     context = e.context or ""

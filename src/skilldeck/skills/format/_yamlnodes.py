@@ -22,7 +22,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 
 from skilldeck.errors import SkillParseError
-from skilldeck.skills.format._yamlerrors import SD_INVALID_YAML, yaml_error
+from skilldeck.skills.format._yamlerrors import yaml_error
 
 try:  # the C parser; PyYAML without libyaml falls back to the pure-Python one
     from yaml._yaml import CParser as _Parser
@@ -106,12 +106,8 @@ def _compose(text: str, *, path: Path, first_line: int) -> Node | None:
     loader = _Composer(text)
     try:
         return loader.get_single_node()
-    except yaml.MarkedYAMLError as e:
+    except yaml.YAMLError as e:
         raise yaml_error(e, text=text, path=path, first_line=first_line) from e
-    except yaml.YAMLError as e:  # reader errors: unprintable characters
-        raise SkillParseError(
-            f"invalid YAML: {e}", path=path, line=first_line, code=SD_INVALID_YAML
-        ) from e
     finally:
         loader.dispose()
 
@@ -132,12 +128,8 @@ def _check_depth(text: str, *, path: Path, first_line: int) -> None:
                     )
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
-    except yaml.MarkedYAMLError as e:
+    except yaml.YAMLError as e:
         raise yaml_error(e, text=text, path=path, first_line=first_line) from e
-    except yaml.YAMLError as e:  # reader errors: unprintable characters
-        raise SkillParseError(
-            f"invalid YAML: {e}", path=path, line=first_line, code=SD_INVALID_YAML
-        ) from e
 
 
 def _line_of(mark: Any, first_line: int) -> int:
