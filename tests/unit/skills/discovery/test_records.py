@@ -9,14 +9,8 @@ import time
 from pathlib import Path
 
 from skill_fixtures import write_skill_md
-from skilldeck.skills.discovery import (
-    InvalidSkill,
-    Root,
-    RootScan,
-    cache,
-    scan_root,
-    skill_from_record,
-)
+from skilldeck.skills.discovery import InvalidSkill, Root, RootScan, cache, scan_root
+from skilldeck.skills.discovery.records import skill_from_record
 from skilldeck.skills.model.skill import Skill, SkillKind, SkillSource
 
 
