@@ -99,14 +99,7 @@ def eval_(
     """Run trigger evals: does each skill get picked for its requests, and only those?"""
     if coexist is not None and not coexist.is_dir():
         fail(f"--coexist {coexist}: not a folder (give the new skill's folder).", code=2)
-    paths = [Path(t) for t in targets or () if Path(t).exists()]
-    skill_dirs = [p for p in paths if p.is_dir()]
-    roots = [*skill_dirs, *(root or [])]
-    registry = discover_registry(roots, no_defaults)
-    as_if_enabled = disabled_targets(registry, targets or [])
-    if as_if_enabled:  # the catalog once the author enables their skill
-        disabled = [n for n in registry.settings.skills.disabled if n not in as_if_enabled]
-        registry = discover_registry(roots, no_defaults, skills={"disabled": disabled})
+    registry, as_if_enabled = catalog(targets or [], root or [], no_defaults)
     cases = collect_cases(registry, targets or [], allow_missing=coexist is not None)
     limit = registry.settings.skills.hints.threshold if threshold is None else threshold
     cases, not_run = split_unpickable(registry, cases)
@@ -134,6 +127,23 @@ def eval_(
     if under:
         names = ", ".join(f"{s.skill} ({s.pass_rate:.0%})" for s in under)
         fail(f"{len(under)} skill(s) under --min-rate {min_rate:.0%}: {names}.")
+
+
+def catalog(
+    targets: list[str], roots: list[Path], no_defaults: bool
+) -> tuple[SkillRegistry, list[str]]:
+    """The catalog to evaluate in (the target folders join it) and the disabled skills
+    the targets name, which it holds as if enabled (the author's own skills under
+    test; the config is not changed)."""
+    skill_dirs = [Path(t) for t in targets if Path(t).is_dir()]
+    registry = discover_registry([*skill_dirs, *roots], no_defaults)
+    as_if_enabled = disabled_targets(registry, targets)
+    if as_if_enabled:  # the catalog once the author enables their skill
+        disabled = [n for n in registry.settings.skills.disabled if n not in as_if_enabled]
+        registry = discover_registry(
+            [*skill_dirs, *roots], no_defaults, skills={"disabled": disabled}
+        )
+    return registry, as_if_enabled
 
 
 def run_evals(
