@@ -13,21 +13,19 @@ from skilldeck._moved import load_attribute
 
 if TYPE_CHECKING:
     from skilldeck.skills.registry.entries import (
-        active_row,
-    )
-    from skilldeck.skills.registry.registry import (
         EntryStatus,
         RefreshResult,
         Shadowing,
         SkillEntry,
-        SkillRegistry,
+        active_row,
     )
+    from skilldeck.skills.registry.registry import SkillRegistry
 
 _HOME: dict[str, str] = {
-    "EntryStatus": "registry",
-    "RefreshResult": "registry",
-    "Shadowing": "registry",
-    "SkillEntry": "registry",
+    "EntryStatus": "entries",
+    "RefreshResult": "entries",
+    "Shadowing": "entries",
+    "SkillEntry": "entries",
     "SkillRegistry": "registry",
     "active_row": "entries",
 }

@@ -29,7 +29,6 @@ from skilldeck.skills.model.diagnostics import Diagnostic
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.registry.availability import Availability
 from skilldeck.skills.registry.entries import (
-    EntryStatus,
     RefreshResult,
     Shadowing,
     SkillEntry,
@@ -43,13 +42,7 @@ if TYPE_CHECKING:
     from skilldeck.config import Settings
     from skilldeck.settings import Written
 
-__all__ = [
-    "EntryStatus",
-    "RefreshResult",
-    "Shadowing",
-    "SkillEntry",
-    "SkillRegistry",
-]
+__all__ = ["SkillRegistry"]
 
 
 class SkillRegistry:
