@@ -40,6 +40,8 @@ from skilldeck.skills.model.diagnostics import (
     Severity,
     diagnostic_from_row,
     diagnostic_to_row,
+    errors_of,
+    warnings_of,
 )
 from skilldeck.skills.model.skill import (
     Skill,
@@ -239,11 +241,11 @@ class ValidationReport:
 
     @property
     def errors(self) -> list[Diagnostic]:
-        return [d for d in self.diagnostics if d.severity is Severity.ERROR]
+        return errors_of(self.diagnostics)
 
     @property
     def warnings(self) -> list[Diagnostic]:
-        return [d for d in self.diagnostics if d.severity is Severity.WARNING]
+        return warnings_of(self.diagnostics)
 
     def to_dict(self) -> dict[str, Any]:
         def row(d: Diagnostic) -> dict[str, Any]:

@@ -7,6 +7,7 @@ Codes are stable: tests, docs and users' CI scripts depend on them. Never renumb
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -49,11 +50,11 @@ class Diagnostic:
         return f"{where}{self.code} {self.rule}: {self.message}"
 
 
-def errors_of(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+def errors_of(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return [d for d in diagnostics if d.is_error]
 
 
-def warnings_of(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+def warnings_of(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
     return [d for d in diagnostics if not d.is_error]
 
 

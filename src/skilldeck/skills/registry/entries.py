@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skilldeck.settings import FrozenRecord
-from skilldeck.skills.model.diagnostics import Diagnostic
+from skilldeck.skills.model.diagnostics import Diagnostic, errors_of, warnings_of
 from skilldeck.skills.model.skill import Skill, SkillSource
 
 if TYPE_CHECKING:
@@ -116,11 +116,11 @@ class SkillEntry(FrozenRecord):
 
     @property
     def errors(self) -> list[Diagnostic]:
-        return [d for d in self.diagnostics if d.is_error]
+        return errors_of(self.diagnostics)
 
     @property
     def warnings(self) -> list[Diagnostic]:
-        return [d for d in self.diagnostics if not d.is_error]
+        return warnings_of(self.diagnostics)
 
     def to_dict(self) -> dict[str, Any]:
         skill = self.skill
