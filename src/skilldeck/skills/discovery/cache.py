@@ -116,7 +116,13 @@ def _digest(text: str) -> str:
 
 
 def snapshot_path(cache_dir: Path, root: Path) -> Path:
-    return cache_dir / "discovery" / f"{_digest(os.path.realpath(root))}.snapshot"
+    return _index_path(cache_dir, os.path.realpath(root))
+
+
+def _index_path(cache_dir: Path, real: str) -> Path:
+    """The index file of the root whose real path is ``real`` (resolved once by the
+    caller, which also stores or compares it)."""
+    return cache_dir / "discovery" / f"{_digest(real)}.snapshot"
 
 
 def _blob_path(index_path: Path, token: str) -> Path:
@@ -129,7 +135,8 @@ def load_snapshot(cache_dir: Path, root: Path, *, strict: bool) -> RootSnapshot 
     Only the outer shape is checked here; rows are checked as they are used (see
     :mod:`.warm`), and a malformed row makes the whole root be scanned afresh.
     """
-    path = snapshot_path(cache_dir, root)
+    real = os.path.realpath(root)
+    path = _index_path(cache_dir, real)
     try:
         with open(path, "rb") as fh:
             data = marshal.loads(unseal(fh.read()))
@@ -138,7 +145,7 @@ def load_snapshot(cache_dir: Path, root: Path, *, strict: bool) -> RootSnapshot 
     try:
         if type(data) is not dict or data["v"] != _format_key(strict):
             return None
-        if data["real"] != os.path.realpath(root) or not _well_shaped(data):
+        if data["real"] != real or not _well_shaped(data):
             return None
         blob_path = _blob_path(path, data["blob"])
         if os.stat(blob_path).st_size != data["blob_size"]:
@@ -189,12 +196,13 @@ def save_snapshot(
     """Write the snapshot atomically; a cache that cannot be written is not an error."""
     racy_after = started - RACY_NS
     rows, chunks, gate, deps_only = _rows_of(tree, records, racy_after)
-    path = snapshot_path(cache_dir, root)
+    real = os.path.realpath(root)
+    path = _index_path(cache_dir, real)
     token = os.urandom(6).hex()
     sealed_blob = seal(b"".join(chunks))
     head = {
         "v": _format_key(strict),
-        "real": os.path.realpath(root),
+        "real": real,
         "dirs": list(tree.dirs),
         "dir_mtimes": [(-1 if m >= racy_after else m) for m in tree.dirs.values()],
         "links": tree.links,

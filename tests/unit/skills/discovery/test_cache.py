@@ -375,3 +375,34 @@ def test_a_damaged_blob_makes_skills_read_their_files_again(
     descriptions = {s.name: s.description for s in warm.skills}
     assert set(descriptions) == {"alpha", "beta", "nested"}
     assert all(descriptions.values())
+
+
+def test_a_snapshot_resolves_its_root_once_per_load_and_save(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The root's real path names the index and is stored in it: one ``realpath``
+    (an ``lstat`` per path component) serves both, on every warm discovery."""
+    tree = tmp_path / "tree"
+    write_skill(tree / "one")
+    age(tree)
+    cache_dir = tmp_path / "cache"
+    scan_root(Root(tree, SkillSource.ROOT), cache_dir=cache_dir)
+    resolved: list[str] = []
+    real = os.path.realpath
+
+    def counting(path: Any, *args: Any, **kwargs: Any) -> str:
+        resolved.append(os.fspath(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os.path, "realpath", counting)
+    snapshot = cache.load_snapshot(cache_dir, tree, strict=False)
+    assert snapshot is not None
+    assert resolved == [str(tree)]
+    resolved.clear()
+    records = snapshot.records
+    cache.save_snapshot(
+        cache_dir, tree, snapshot.full_tree(), records, started=time.time_ns(), strict=False
+    )
+    assert resolved == [str(tree)]
+    monkeypatch.undo()
+    assert cache.load_snapshot(cache_dir, tree, strict=False) is not None
