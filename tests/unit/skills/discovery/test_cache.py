@@ -392,7 +392,8 @@ def test_a_snapshot_resolves_its_root_once_per_load_and_save(
 
     def counting(path: Any, *args: Any, **kwargs: Any) -> str:
         resolved.append(os.fspath(path))
-        return real(path, *args, **kwargs)
+        found: str = real(path, *args, **kwargs)
+        return found
 
     monkeypatch.setattr(os.path, "realpath", counting)
     snapshot = cache.load_snapshot(cache_dir, tree, strict=False)
