@@ -31,9 +31,9 @@ figure ``cli_list_json_warm``) never imports :mod:`~skilldeck.settings.writes`.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
+from skilldeck._moved import load_attribute
 from skilldeck.settings.layers import (
     FrozenRecord,
     Layer,
@@ -82,21 +82,18 @@ __all__ = [
     "view_from_layers",
 ]
 
-#: names resolved on first use: pydantic's, and the writes (only commands that write
-#: config need them)
+#: names resolved on first use (and then cached, as every facade's): pydantic's, and
+#: the writes (only commands that write config need them)
 _LAZY = {
-    "Settings": "skilldeck.settings.model",
-    "load_settings": "skilldeck.settings.load",
-    "settings_from_layers": "skilldeck.settings.load",
-    "Written": "skilldeck.settings.writes",
-    "record_disabled": "skilldeck.settings.writes",
-    "record_enabled": "skilldeck.settings.writes",
-    "update_config_file": "skilldeck.settings.writes",
+    "Settings": "model",
+    "load_settings": "load",
+    "settings_from_layers": "load",
+    "Written": "writes",
+    "record_disabled": "writes",
+    "record_enabled": "writes",
+    "update_config_file": "writes",
 }
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+    return load_attribute(__name__, _LAZY, name, globals())
