@@ -52,6 +52,7 @@ from bench.routing.systems import (
     KeywordOverlap,
     Ranker,
     Skilldeck,
+    WithoutNameEvidence,
 )
 
 RESULTS = Path(__file__).resolve().parents[1] / "results" / "routing.json"
@@ -147,8 +148,9 @@ def _query_counts(queries: list[Any]) -> dict[str, int]:
 
 def _rankers(skills: list[Any], *, embeddings: bool) -> tuple[list[Ranker], dict[str, float]]:
     """Every system, built in this run. ``skilldeck`` is what a user gets by default
-    (BM25F fused with embeddings; without them, with ``--no-embeddings``),
-    ``skilldeck-lexical`` the same router by words only."""
+    (BM25F fused with embeddings and name evidence; without embeddings, with
+    ``--no-embeddings``), ``skilldeck-no-names`` the fused router without name
+    evidence (the default before it), ``skilldeck-lexical`` the router by words only."""
     build: dict[str, float] = {}
     rankers: list[Ranker] = []
     lexical = partial(Skilldeck.build, name="skilldeck-lexical" if embeddings else "skilldeck")
@@ -166,6 +168,8 @@ def _rankers(skills: list[Any], *, embeddings: bool) -> tuple[list[Ranker], dict
         fused.rank("warm up: embeds every skill once", 1)
         build[fused.name] = _since(started)
         rankers.insert(0, fused)
+        rankers.insert(1, WithoutNameEvidence(fused))
+        build["skilldeck-no-names"] = build[fused.name]
     return rankers, build
 
 

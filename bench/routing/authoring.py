@@ -70,7 +70,8 @@ def main(argv: list[str]) -> int:
         exclude: set[str] = set()
         if "--exclude" in argv:
             path = Path(argv[argv.index("--exclude") + 1])
-            exclude = {line.strip() for line in path.read_text(encoding="utf-8").splitlines()} - {""}
+            lines = path.read_text(encoding="utf-8").splitlines()
+            exclude = {line.strip() for line in lines} - {""}
         sample(int(argv[1]), int(argv[2]), exclude)
         return 0
     if argv[:1] == ["pool-batch"] and len(argv) == 2:  # a JSON list of [request, terms]

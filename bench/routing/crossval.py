@@ -1,17 +1,18 @@
 """Grouped cross-validation of score fusions over the *burned* splits.
 
 Every split in ``bench/routing`` has already been used to choose a default, so none
-of them can say how a new method generalises on its own. This harness pools the
-three new splits (``dev``, ``heldout``, ``heldout2``), groups their requests by the
-skill they were written from (``source``: requests from one skill share words, so
+of them can say how a new method generalises on its own. This harness pools
+the new splits (``dev``, ``heldout``, ``heldout2``, ``heldout3``), groups their
+requests by the skill they were written from (``source``: requests from one skill share words, so
 they must fall in the same fold), and for each of ``--folds`` folds picks a fusion's
 weights on the other folds and scores the held-out fold with them; ``--seeds``
 repeats this over different fold assignments and averages. The old ``devset.jsonl``
 (answer sets pooled from our own rankers' top-3: biased) is reported separately,
 with the weights chosen on all three pooled splits.
 
-The fresh blind splits (``heldout3*.jsonl``) are never read here: only the names in
-:data:`BURNED` are loaded.
+A split joins :data:`BURNED` once it has been used to decide something (``heldout3``
+after it was measured and its misses read); the fresh blind split (``heldout4``) is
+never read here: only the names in :data:`BURNED` are loaded.
 
 A fusion scores an English request's skill as ``(1 - c - m - n) * lexical + c *
 cosine + m * chunk + n * name`` and a non-English one's as ``(1 - f) * lexical + f *
@@ -67,7 +68,7 @@ from skilldeck.skills.routing.tokenize import fold, tokenize
 
 F32 = npt.NDArray[np.float32]
 #: the splits already used to choose a default: the only ones this harness reads
-BURNED = ("dev", "heldout", "heldout2")
+BURNED = ("dev", "heldout", "heldout2", "heldout3")
 _HEADING = re.compile(r"^#{1,4}\s*(.*)$")
 _TRIGGER_SECTION = re.compile(r"when|use|trigger|purpose|overview|scenario|example", re.I)
 _BULLET = re.compile(r"^([-*+]|\d+\.)\s+")

@@ -140,6 +140,25 @@ class Skilldeck:
         return [(m.skill, m.score) for m in self.matcher.rank(query, k=k)]
 
 
+class WithoutNameEvidence:
+    """A ranker with the name evidence of :mod:`skilldeck.skills.routing._name_words`
+    turned off while it ranks: the fused default as it was before that change."""
+
+    def __init__(self, ranker: Skilldeck, *, name: str = "skilldeck-no-names") -> None:
+        self.ranker = ranker
+        self.name = name
+
+    def rank(self, query: str, k: int) -> list[tuple[Skill, float]]:
+        from skilldeck.skills.routing import _name_words
+
+        scale = _name_words.NAME_EVIDENCE_SCALE
+        _name_words.NAME_EVIDENCE_SCALE = 0.0
+        try:
+            return self.ranker.rank(query, k)
+        finally:
+            _name_words.NAME_EVIDENCE_SCALE = scale
+
+
 class NoDictionary:
     """No dictionary data: the matcher falls back to its hand-written lexicon."""
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from skilldeck.skills.routing._bm25f import F32
 from skilldeck.skills.routing._warm import FUSION_WEIGHT as FUSION_WEIGHT
-from skilldeck.skills.routing._warm import (
+from skilldeck.skills.routing._wordllama import (
     TOKENIZER,
     WEIGHTS,
     TokenCache,

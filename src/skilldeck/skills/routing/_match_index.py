@@ -18,6 +18,7 @@ from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.routing._basics import BM25FParams
 from skilldeck.skills.routing._basics import identity as skill_identity
 from skilldeck.skills.routing._bm25f import BM25FIndex
+from skilldeck.skills.routing._name_words import name_tokens
 from skilldeck.skills.routing.tokenize import stem, tokenize
 
 log = logging.getLogger("skilldeck.skills.routing.match")
@@ -40,7 +41,7 @@ def skill_fields(skill: Skill, *, body_chars: int) -> dict[str, list[str]]:
         log.warning("cannot read the body of skill %r: %s", skill.name, e)
         body = ""
     return {
-        "name": tokenize(f"{meta.name} {skill.folder.name}"),
+        "name": name_tokens(skill),
         "description": tokenize(meta.description),
         "when_to_use": tokenize(" ".join(when)),
         "tags": tokenize(" ".join(tags)),

@@ -19,23 +19,17 @@ catalog, no usable cache file yet.
 from __future__ import annotations
 
 import heapq
-import importlib.util
 import json
 import logging
 import math
-import mmap
 import operator
 import os
 import re
-import sqlite3
-import struct
 import sys
 import zipfile
 from array import array
-from collections.abc import Callable, Sequence
-from contextlib import closing
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -48,6 +42,8 @@ from skilldeck.skills.routing._basics import (
     identity,
     index_path,
 )
+from skilldeck.skills.routing._name_words import name_evidence, name_tokens
+from skilldeck.skills.routing._wordllama import query_vector, read_vectors
 from skilldeck.skills.routing.multilingual import dictionary_for, looks_foreign, tokenize_query
 from skilldeck.skills.routing.tokenize import fold
 
@@ -56,16 +52,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FUSION_WEIGHT",
-    "TokenCache",
     "WarmIndex",
     "WarmRegistry",
     "embeddings_on",
-    "load_tokenizer",
-    "tensor_layout",
-    "token_cache_path",
     "warm_rank",
     "warm_rank_embedded",
-    "wordllama_folder",
 ]
 
 log = logging.getLogger(__name__)
@@ -174,6 +165,20 @@ class WarmIndex:
         scores = array("f", [min(sums[row] / divisor, 1.0) for row in rows])
         return {row: score for row, score in zip(rows, scores, strict=True) if score > 0}
 
+    def name_evidence(self, tokens: Sequence[str], skills: Sequence[Skill]) -> dict[int, float]:
+        """:meth:`.match.SkillMatcher._name_evidence` from the file's views."""
+
+        def lookup(token: str) -> tuple[float, memoryview[Any]] | None:
+            tid = self.term_id(token)
+            if tid is None:
+                return None
+            return self.idf[tid], self.docs[self.indptr[tid] : self.indptr[tid + 1]]
+
+        def words(row: int) -> frozenset[str]:
+            return frozenset(name_tokens(skills[row]))
+
+        return name_evidence(tokens, self.n_docs, lookup, words)
+
 
 def embeddings_on(settings: Settings) -> bool:
     """Whether routing fuses embeddings: ``skills.match_embeddings`` (on by default),
@@ -212,17 +217,14 @@ def _top(scores: dict[int, float], k: int) -> list[int]:
 #: with a weight, skills are ranked by ``(1 - w) * BM25F + w * cosine`` (normalised
 #: scores, both in [0, 1]) instead of reciprocal rank fusion; see docs/routing.md
 FUSION_WEIGHT: float | None = 0.4
-#: the wordllama wheel's files (the 256-dimension model of ``l2_supercat``)
-WEIGHTS = "weights/l2_supercat_256.safetensors"
-TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
-_VECTORS_HEADER = re.compile(rb"'descr': '<f4', 'fortran_order': False, 'shape': \((\d+), (\d+)\)")
 
 
 def warm_rank_embedded(registry: WarmRegistry, query: str, *, k: int) -> list[Match] | None:
     """:func:`warm_rank` with embeddings on, still without numpy (importing it costs
     more than the rest of a warm ``skills match``: ``python -m bench startup``): the
     lexical scores from the cached index, the skills' vectors from their cache file,
-    the request's vector from the memory-mapped table, fused as
+    the request's vector from the memory-mapped table (:mod:`._wordllama`), the
+    name evidence (:mod:`._name_words`) as a floor under each cosine, fused as
     :meth:`.match.SkillMatcher.rank` fuses them (in float64 where numpy uses
     float32: the same ranking but for ties within ~1e-6; a test compares them).
     None when only the matcher can answer (no cache yet, a code skill, no model)."""
@@ -237,159 +239,23 @@ def warm_rank_embedded(registry: WarmRegistry, query: str, *, k: int) -> list[Ma
     index = WarmIndex.read(path, rows, params)
     if index is None:
         return None
-    lexical = index.positive_scores(tokenize_query(query, dictionary_for(path.parent)))
+    tokens = tokenize_query(query, dictionary_for(path.parent))
+    lexical = index.positive_scores(tokens)
     if looks_foreign(fold(query).lower()):
         return [Match(skills[i].name, lexical[i], skills[i]) for i in _top(lexical, k)]
-    vectors = _read_vectors(path.with_name(path.stem + ".vectors.npy"), len(skills))
-    wanted = _query_vector(query, path.parent) if vectors is not None else None
+    vectors = read_vectors(path.with_name(path.stem + ".vectors.npy"), len(skills))
+    wanted = query_vector(query, path.parent) if vectors is not None else None
     if vectors is None or wanted is None:
         return None
     width = len(wanted)
+    floors = index.name_evidence(tokens, skills)
     mixed: dict[int, float] = {}
     for row in range(len(skills)):
         cosine = sum(map(operator.mul, vectors[row * width : (row + 1) * width], wanted))
         if not -1.001 <= cosine <= 1.001:  # NaN or not unit rows: a damaged cache file
             return None  # the matcher checks the file and recomputes it
-        cosine = min(max(cosine, 0.0), 1.0)
+        cosine = max(min(max(cosine, 0.0), 1.0), floors.get(row, 0.0))
         score = (1 - FUSION_WEIGHT) * lexical.get(row, 0.0) + FUSION_WEIGHT * cosine
         if score > 0:
             mixed[row] = score
     return [Match(skills[i].name, mixed[i], skills[i]) for i in _top(mixed, k)]
-
-
-def _read_vectors(path: Path, rows: int) -> memoryview[Any] | None:
-    """The skills' vectors (an ``.npy`` of float32 rows, as the matcher saves them)."""
-    try:
-        blob = path.read_bytes()
-        header_end = 10 + int.from_bytes(blob[8:10], "little")
-        found = _VECTORS_HEADER.search(blob[:header_end])
-    except (OSError, ValueError):
-        return None
-    if found is None or int(found.group(1)) != rows or sys.byteorder != "little":
-        return None
-    data = memoryview(blob)[header_end:].cast("f")
-    return data if len(data) == rows * int(found.group(2)) else None
-
-
-def _query_vector(query: str, routing_dir: Path) -> list[float] | None:
-    """The request's normalised vector: the mean of its tokens' rows of the table."""
-    root = wordllama_folder()
-    if root is None:
-        return None
-    try:
-        dtype, (count, width), offset = tensor_layout(root / WEIGHTS, "embedding.weight")
-        words = query.split()
-        cache = TokenCache(token_cache_path(routing_dir, root))
-        ids = cache.ids(set(words), partial(load_tokenizer, root))
-        with (
-            (root / WEIGHTS).open("rb") as file,
-            mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as table,
-        ):
-            code = {"F16": "e", "F32": "f"}[dtype]
-            row_bytes = width * struct.calcsize(code)
-            tokens = [min(max(t, 0), count - 1) for w in words for t in ids[w]]
-            sums = [0.0] * width
-            for token in tokens:
-                row = struct.unpack_from(f"<{width}{code}", table, offset + token * row_bytes)
-                sums = list(map(operator.add, sums, row))
-    except (OSError, ValueError, KeyError, ImportError) as e:
-        log.info("embeddings unavailable for a warm match: %s", e)
-        return None
-    norm = math.sqrt(sum(x * x for x in sums))
-    return [x / norm for x in sums] if norm > 0 else sums
-
-
-def wordllama_folder() -> Path | None:
-    """Where the ``wordllama`` wheel put its files, found without importing it."""
-    spec = importlib.util.find_spec("wordllama")
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    return Path(locations[0]) if locations else None
-
-
-def tensor_layout(path: Path, name: str) -> tuple[str, tuple[int, ...], int]:
-    """(dtype, shape, byte offset) of one tensor of a ``.safetensors`` file: an 8-byte
-    little-endian header size, a JSON header giving each tensor's dtype, shape and
-    byte range, then the data."""
-    with path.open("rb") as file:
-        size = int.from_bytes(file.read(8), "little")
-        info = json.loads(file.read(size))[name]
-    start, _end = info["data_offsets"]
-    return str(info["dtype"]), tuple(int(n) for n in info["shape"]), 8 + size + int(start)
-
-
-def token_cache_path(routing_dir: Path, root: Path) -> Path:
-    """The token cache of this tokenizer file (a new wordllama release starts a new one)."""
-    stat = (root / TOKENIZER).stat()
-    return routing_dir / f"tokens-wordllama-{stat.st_size}-{stat.st_mtime_ns}.sqlite"
-
-
-def load_tokenizer(root: Path) -> Any:
-    """wordllama's tokenizer (LLaMA-2's), ~110 ms to load: only for unseen words."""
-    # lazy: the Rust tokenizer library, needed only for words not in the token cache
-    from tokenizers import Tokenizer  # type: ignore[import-not-found, import-untyped, unused-ignore]
-
-    loaded = Tokenizer.from_file(str(root / TOKENIZER))
-    loaded.no_truncation()
-    loaded.no_padding()
-    return loaded
-
-
-class TokenCache:
-    """Word → token ids, in SQLite under the routing cache (or in memory only).
-
-    The words seen are also kept in memory, but the embedder holding the cache lives as
-    long as the process (``skilldeck web``): past :attr:`MEMORY_WORDS` words, the
-    memory starts again from empty (SQLite still has them)."""
-
-    MEMORY_WORDS = 50_000
-
-    def __init__(self, path: Path | None) -> None:
-        self._path = path
-        self._memory: dict[str, tuple[int, ...]] = {}
-
-    def _remember(self, entries: dict[str, tuple[int, ...]]) -> None:
-        if len(self._memory) + len(entries) > self.MEMORY_WORDS:
-            self._memory.clear()
-        self._memory.update(entries)
-
-    def get(self, words: set[str]) -> dict[str, tuple[int, ...]]:
-        found = {w: self._memory[w] for w in words if w in self._memory}
-        rest = [w for w in words if w not in found]
-        if rest and self._path is not None and self._path.is_file():
-            try:
-                with closing(sqlite3.connect(self._path)) as db:
-                    for i in range(0, len(rest), 500):
-                        chunk = rest[i : i + 500]
-                        marks = ",".join("?" * len(chunk))
-                        query = f"SELECT word, ids FROM tokens WHERE word IN ({marks})"
-                        for word, blob in db.execute(query, chunk):
-                            found[word] = tuple(array("i", blob))
-            except sqlite3.Error as e:
-                log.info("token cache %s unreadable: %s", self._path, e)
-        self._remember(found)
-        return found
-
-    def ids(self, words: set[str], tokenizer: Callable[[], Any]) -> dict[str, tuple[int, ...]]:
-        """The token ids of every word: cached ones from here, the rest from the
-        tokenizer (loaded only then), remembered for next time."""
-        found = self.get(words)
-        missing = sorted(words - found.keys())
-        if missing:
-            encoded = tokenizer().encode_batch(missing, add_special_tokens=False)
-            new = {w: tuple(e.ids) for w, e in zip(missing, encoded, strict=True)}
-            self.put(new)
-            found.update(new)
-        return found
-
-    def put(self, entries: dict[str, tuple[int, ...]]) -> None:
-        self._remember(entries)
-        if self._path is None:
-            return
-        rows = [(w, array("i", ids).tobytes()) for w, ids in entries.items()]
-        try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            with closing(sqlite3.connect(self._path)) as db, db:
-                db.execute("CREATE TABLE IF NOT EXISTS tokens (word TEXT PRIMARY KEY, ids BLOB)")
-                db.executemany("INSERT OR REPLACE INTO tokens VALUES (?, ?)", rows)
-        except (OSError, sqlite3.Error) as e:
-            log.info("cannot write token cache %s: %s", self._path, e)

@@ -66,6 +66,7 @@ from skilldeck.skills.routing._match_index import (
     split_fused_names,
     vector_path,
 )
+from skilldeck.skills.routing._name_words import name_evidence, name_tokens
 from skilldeck.skills.routing._warm import embeddings_on
 from skilldeck.skills.routing.multilingual import (
     Translator,
@@ -135,6 +136,7 @@ class SkillMatcher:
         self._vector_cache = vector_cache
         self._vectors: F32 | None = None
         self._dictionary = dictionary
+        self._name_word_memo: dict[int, frozenset[str]] = {}
 
     # ---- construction ------------------------------------------------------------
 
@@ -250,6 +252,8 @@ class SkillMatcher:
             self._vectors = self._skill_vectors(self._embedder)
         query_vec = self._embedder.embed([query])[0]
         cosine = np.clip(self._vectors @ query_vec, 0.0, 1.0).astype(np.float32)
+        for row, evidence in self._name_evidence(query).items():
+            cosine[row] = max(cosine[row], evidence)
         mixed, mean = fuse(scores, cosine)
         if _embeddings.FUSION_WEIGHT is not None:
             return [
@@ -261,6 +265,27 @@ class SkillMatcher:
         semantic = [int(i) for i in top_indices(cosine, depth)]
         fused = reciprocal_rank_fusion([lexical, semantic])[:k]
         return [Match(self.skills[i].name, float(mean[i]), self.skills[i]) for i in fused]
+
+    def _name_evidence(self, query: str) -> dict[int, float]:
+        """Row → how strongly the request names the skill by a rare word of its name
+        (:mod:`._name_words`): a floor under its cosine."""
+        index = self.index
+
+        def lookup(token: str) -> tuple[float, list[int]] | None:
+            tid = index.vocab.get(token)
+            if tid is None:
+                return None
+            start, end = int(index.indptr[tid]), int(index.indptr[tid + 1])
+            return float(index.idf[tid]), index.docs[start:end].tolist()
+
+        tokens = tokenize_query(query, self._dictionary)
+        return name_evidence(tokens, index.n_docs, lookup, self._name_words)
+
+    def _name_words(self, row: int) -> frozenset[str]:
+        words = self._name_word_memo.get(row)
+        if words is None:
+            words = self._name_word_memo[row] = frozenset(name_tokens(self.skills[row]))
+        return words
 
     def _skill_vectors(self, embedder: Embedder) -> F32:
         """Every skill's embedding: from the cache file next to the index when it has

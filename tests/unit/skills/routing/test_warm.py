@@ -17,7 +17,7 @@ from skilldeck.config import Settings, load_settings
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.skills.routing import SkillMatcher, warm_rank
 from skilldeck.skills.routing._basics import BM25FParams, cache_key, identity, index_path
-from skilldeck.skills.routing._warm import TokenCache
+from skilldeck.skills.routing._wordllama import TokenCache
 
 #: skills with shared words, duplicates (equal scores) and long bodies, so ties, the
 #: float32 rounding and the k-th place are all exercised
