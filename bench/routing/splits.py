@@ -25,7 +25,7 @@ from bench.routing.metrics import Ranked
 from skilldeck.config import HintSettings
 
 HERE = Path(__file__).resolve().parent
-SPLITS = {name: HERE / f"{name}.jsonl" for name in ("dev", "heldout", "heldout2", "heldout3")}
+SPLITS = {name: HERE / f"{name}.jsonl" for name in ("dev", "heldout", "heldout2", "heldout3", "heldout4")}
 Z95 = 1.959964
 
 
