@@ -35,16 +35,25 @@ class Ranked:
 
     query: Query
     scores: list[float]
-    hit_rank: int | None  # 0-based rank of the first acceptable skill in the top 10
+    hit_rank: int | None  # 0-based rank of the first acceptable skill in the top DEPTH
+
+
+#: how deep each ranking is read: recall@20 is one of the issue's goals
+DEPTH = 20
 
 
 def run(ranker: Ranker, queries: Sequence[Query], *, corpus: Path | None) -> list[Ranked]:
     out: list[Ranked] = []
     for q in queries:
-        result = ranker.rank(q.text, 10)
+        result = ranker.rank(q.text, DEPTH)
         hit = next((i for i, (s, _) in enumerate(result) if q.accepts(s, corpus=corpus)), None)
         out.append(Ranked(q, [score for _, score in result], hit))
     return out
+
+
+def within(r: Ranked, k: int) -> bool:
+    """Whether an acceptable skill is in the request's top ``k``."""
+    return r.hit_rank is not None and r.hit_rank < k
 
 
 def accuracy(ranked: Sequence[Ranked], *, threshold: float, hint_k: int = 3) -> Accuracy:
@@ -62,7 +71,7 @@ def accuracy(ranked: Sequence[Ranked], *, threshold: float, hint_k: int = 3) -> 
         queries=len(ranked),
         top1=sum(r.hit_rank == 0 for r in answerable) / n,
         top3=sum(r.hit_rank is not None and r.hit_rank < 3 for r in answerable) / n,
-        mrr=sum(1 / (r.hit_rank + 1) for r in answerable if r.hit_rank is not None) / n,
+        mrr=sum(1 / (r.hit_rank + 1) for r in answerable if within(r, 10)) / n,
         none_hinted=sum(hinted(r) for r in none) / max(len(none), 1),
         hint_recall=sum(hint_hit(r) for r in answerable) / n,
         threshold=threshold,

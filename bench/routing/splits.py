@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from bench.routing.dataset import Query, load_devset
-from bench.routing.metrics import Ranked
+from bench.routing.metrics import Ranked, within
 from skilldeck.config import HintSettings
 
 HERE = Path(__file__).resolve().parent
-SPLITS = {name: HERE / f"{name}.jsonl" for name in ("dev", "heldout", "heldout2", "heldout3", "heldout4")}
+SPLIT_NAMES = ("dev", "heldout", "heldout2", "heldout3", "heldout4")
+SPLITS = {name: HERE / f"{name}.jsonl" for name in SPLIT_NAMES}
 Z95 = 1.959964
 
 
@@ -49,7 +50,7 @@ def rate(hits: int, n: int) -> dict[str, Any]:
 
 
 def figures(ranked: Sequence[Ranked], *, threshold: float) -> dict[str, Any]:
-    """top-1, top-3, recall@10 (answerable) and hinted no-skill requests, each with
+    """top-1, top-3, recall@10 and @20 (answerable) and hinted no-skill requests, each with
     its interval; the same by difficulty (``kind``) and by language."""
     out: dict[str, Any] = {"all": _block(ranked, threshold)}
     for kind in sorted({r.query.kind for r in ranked if r.query.has_answer}):
@@ -69,7 +70,8 @@ def _block(ranked: Sequence[Ranked], threshold: float) -> dict[str, Any]:
     block = {
         "top1": rate(sum(r.hit_rank == 0 for r in answerable), n),
         "top3": rate(sum(r.hit_rank is not None and r.hit_rank < 3 for r in answerable), n),
-        "recall10": rate(sum(r.hit_rank is not None for r in answerable), n),
+        "recall10": rate(sum(within(r, 10) for r in answerable), n),
+        "recall20": rate(sum(within(r, 20) for r in answerable), n),
     }
     if none:
         hinted = sum(1 for r in none if r.scores and r.scores[0] >= threshold)
@@ -78,10 +80,10 @@ def _block(ranked: Sequence[Ranked], threshold: float) -> dict[str, Any]:
 
 
 def table(results: dict[str, dict[str, Any]]) -> list[str]:
-    """One line per (system, split, slice): value [ci] for top-1 and top-3."""
+    """One line per (system, split, slice): value [ci] for top-1 and top-3, recall@20."""
     lines = [
         f"{'system':16} {'split':8} {'slice':13} {'n':>3} {'top-1 [95% CI]':>20} "
-        f"{'top-3 [95% CI]':>20} {'none hinted':>12}"
+        f"{'top-3 [95% CI]':>20} {'r@20':>5} {'none hinted':>12}"
     ]
     for system, by_split in results.items():
         for split, slices in by_split.items():
@@ -92,7 +94,8 @@ def table(results: dict[str, dict[str, Any]]) -> list[str]:
                 hinted = f"{round(none['value'] * none['n'])}/{none['n']}" if none else ""
                 lines.append(
                     f"{system:16} {split:8} {name:13} {block['top1']['n']:>3} "
-                    f"{_fmt(block['top1']):>20} {_fmt(block['top3']):>20} {hinted:>12}"
+                    f"{_fmt(block['top1']):>20} {_fmt(block['top3']):>20} "
+                    f"{block['recall20']['value'] or 0:>5.2f} {hinted:>12}"
                 )
     return lines
 
