@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 #: bump when the on-disk layout or the tokenisation changes
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 #: floor of a query's score ceiling, in idf units (about two rare words): a query of
 #: one or two ordinary words cannot reach a confident normalised score
 MIN_CEILING = 10.0

@@ -165,6 +165,17 @@ def _split_parts(compound: str) -> list[str]:
     return parts
 
 
+def _whole_pieces(compound: str, part_count: int) -> list[str]:
+    """The pieces between separators that were split further, kept whole too:
+    ``-2chat-automation`` → ``2chat``, ``Auth0-admin`` → ``auth0``; a product name
+    a request spells alone ("through 2chat") must meet the skill's name."""
+    pieces = [p for p in _SEPARATOR_RE.split(compound) if p]
+    if len(pieces) < 2 or len(pieces) == part_count:
+        return []
+    whole = [p.lower() for p in pieces if len(_split_parts(p)) > 1]
+    return [stem(w) for w in whole if w not in STOPWORDS]
+
+
 @lru_cache(maxsize=1 << 18)
 def _word_tokens(compound: str) -> tuple[str, ...]:
     """Tokens of one identifier-like word (already accent-folded, original case)."""
@@ -181,6 +192,7 @@ def _word_tokens(compound: str) -> tuple[str, ...]:
     for part in lowered:
         if len(part) > 1 and part not in STOPWORDS:
             out.append(stem(part))
+    out.extend(_whole_pieces(compound, len(parts)))
     joined = "".join(lowered)
     if joined not in STOPWORDS:
         out.append(stem(joined))

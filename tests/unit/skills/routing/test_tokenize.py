@@ -128,3 +128,12 @@ def test_ascii_and_non_ascii_text_tokenise_alike_around_the_switch() -> None:
         ]
     )
     assert "表格" in "".join(tokenize("处理表格 spreadsheet"))
+
+
+def test_a_piece_split_further_is_also_kept_whole() -> None:
+    """A product name inside a compound ("-2chat-automation", "Auth0-admin") meets the
+    same name written alone in a request."""
+    assert "2chat" in tokenize("-2chat-automation")
+    assert "2chat" in tokenize("send it through 2chat")
+    assert "auth0" in tokenize("Auth0-admin")
+    assert tokenize("gh-fix-ci") == ["gh", "fix", "ci", "ghfixci"]  # nothing split further
