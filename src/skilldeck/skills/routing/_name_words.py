@@ -28,6 +28,7 @@ with the cached file's views), so they rank alike.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Iterable, Sequence
 
 from skilldeck.skills.model.skill import Skill
@@ -52,8 +53,9 @@ Lookup = Callable[[str], tuple[float, Iterable[int]] | None]
 
 
 def name_tokens(skill: Skill) -> list[str]:
-    """The words of a skill's name field: its ``name`` and its folder's name."""
-    return tokenize(f"{skill.metadata.name} {skill.folder.name}")
+    """The words of a skill's name field: its ``name`` and its folder's name (read
+    without the frontmatter: a warm ranking never parses it)."""
+    return tokenize(f"{skill.name} {os.path.basename(skill.folder_str)}")
 
 
 def rare_limit(n_docs: int) -> int:
