@@ -165,7 +165,9 @@ class WarmIndex:
         scores = array("f", [min(sums[row] / divisor, 1.0) for row in rows])
         return {row: score for row, score in zip(rows, scores, strict=True) if score > 0}
 
-    def name_evidence(self, tokens: Sequence[str], skills: Sequence[Skill]) -> dict[int, float]:
+    def name_evidence(
+        self, query: str, tokens: Sequence[str], skills: Sequence[Skill]
+    ) -> dict[int, float]:
         """:meth:`.match.SkillMatcher._name_evidence` from the file's views."""
 
         def lookup(token: str) -> tuple[float, memoryview[Any]] | None:
@@ -177,7 +179,7 @@ class WarmIndex:
         def words(row: int) -> frozenset[str]:
             return frozenset(name_tokens(skills[row]))
 
-        return name_evidence(tokens, self.n_docs, lookup, words)
+        return name_evidence(query, tokens, self.n_docs, lookup, words)
 
 
 def embeddings_on(settings: Settings) -> bool:
@@ -248,7 +250,7 @@ def warm_rank_embedded(registry: WarmRegistry, query: str, *, k: int) -> list[Ma
     if vectors is None or wanted is None:
         return None
     width = len(wanted)
-    floors = index.name_evidence(tokens, skills)
+    floors = index.name_evidence(query, tokens, skills)
     mixed: dict[int, float] = {}
     for row in range(len(skills)):
         cosine = sum(map(operator.mul, vectors[row * width : (row + 1) * width], wanted))

@@ -279,7 +279,7 @@ class SkillMatcher:
             return float(index.idf[tid]), index.docs[start:end].tolist()
 
         tokens = tokenize_query(query, self._dictionary)
-        return name_evidence(tokens, index.n_docs, lookup, self._name_words)
+        return name_evidence(query, tokens, index.n_docs, lookup, self._name_words)
 
     def _name_words(self, row: int) -> frozenset[str]:
         words = self._name_word_memo.get(row)

@@ -18,7 +18,12 @@ from skilldeck.skills.registry import SkillRegistry
 from skilldeck.skills.routing import SkillMatcher, _name_words
 from skilldeck.skills.routing._basics import MIN_CEILING
 from skilldeck.skills.routing._bm25f import F32
-from skilldeck.skills.routing._name_words import name_evidence, name_tokens, rare_limit
+from skilldeck.skills.routing._name_words import (
+    NamedInRequest,
+    name_evidence,
+    name_tokens,
+    rare_limit,
+)
 
 #: token → (idf, rows using it) of a made-up catalog of 900 skills (rare: ≤ 2 rows)
 POSTINGS = {
@@ -30,8 +35,11 @@ POSTINGS = {
 NAMES = {3: frozenset({"docmosis", "automation", "pdf"}), 7: frozenset({"legal", "review"})}
 
 
-def evidence(tokens: Sequence[str], n_docs: int = 900) -> dict[int, float]:
-    return name_evidence(tokens, n_docs, POSTINGS.get, lambda row: NAMES.get(row, frozenset()))
+def evidence(tokens: Sequence[str], query: str | None = None) -> dict[int, float]:
+    """Name evidence in the made-up catalog; the request is the tokens' words unless
+    given (these words are all "names": no English word among them)."""
+    text = query if query is not None else " ".join(tokens)
+    return name_evidence(text, tokens, 900, POSTINGS.get, lambda row: NAMES.get(row, frozenset()))
 
 
 def test_a_rare_word_of_the_name_is_evidence_for_that_skill_only() -> None:
@@ -50,6 +58,37 @@ def test_evidence_is_capped_at_one_and_unseen_words_raise_the_ceiling() -> None:
     unseen = math.log1p((900 - 0.5) / 1.5)
     long = ["docmosis", "zzq", "qqz", "xxq", "qxq"]  # four words no skill uses
     assert evidence(long)[3] == pytest.approx(4 * 6.5 / (6.5 + 4 * unseen))
+
+
+def test_a_rare_name_word_counts_only_where_the_request_writes_it_as_a_name() -> None:
+    """An English word is a name only when capitalised inside a sentence: "the felt
+    hat" does not name ``felt-automation``; "draw it in Felt" does."""
+    postings = {"felt": (6.5, [3]), "hat": (3.0, list(range(40)))}
+    names = {3: frozenset({"felt", "automation"})}
+
+    def found(query: str) -> dict[int, float]:
+        return name_evidence(query, ["felt", "hat"], 900, postings.get, names.__getitem__)
+
+    assert found("I felt tired, so I bought a hat") == {}
+    assert found("Felt hats are warm") == {}  # starts the sentence
+    assert set(found("draw the hat in Felt")) == {3}
+    assert set(found("the hat? Use Felt. Felt is good")) == {3}
+
+
+def test_which_words_a_request_writes_as_names() -> None:
+    def named(query: str) -> set[str]:
+        words = NamedInRequest(query)
+        return {
+            t
+            for t in ("docmosis", "2chat", "remov", "bg", "timely", "felt", "doctor")
+            if words.covers(t)
+        }
+
+    assert named("render it with Docmosis or docmosis") == {"docmosis"}
+    assert named("send it through 2chat") == {"2chat"}
+    assert named("use remove.bg on it") == {"remov", "bg"}  # not an English word as a whole
+    assert named("log two hours in Timely") == {"timely"}
+    assert named("I felt tired and the doctor said rest") == set()
 
 
 def test_rarity_scales_with_the_catalog() -> None:

@@ -1,0 +1,62 @@
+"""Name evidence on the real corpus: a request naming a product's wrapper ranks it
+first, and everyday sentences whose words happen to be product names ("felt",
+"brilliant", "doctor") are not hinted (the QA pass's regression)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from bench.routing.corpus import load_corpus
+
+from skilldeck.config import HintSettings
+from skilldeck.skills.routing import SkillMatcher
+from skilldeck.skills.routing._embeddings import load_embedder
+
+pytestmark = pytest.mark.corpus
+CORPUS = Path(os.environ.get("SKILLDECK_CORPUS", Path(__file__).parents[3] / "shared" / "corpus"))
+
+
+@pytest.fixture(scope="module")
+def matcher(tmp_path_factory: pytest.TempPathFactory) -> SkillMatcher:
+    if not CORPUS.is_dir():
+        pytest.skip(f"skill corpus not found at {CORPUS}")
+    cache = tmp_path_factory.mktemp("routing")
+    return SkillMatcher.from_skills(
+        load_corpus(CORPUS), cache_path=cache / "index.npz", embedder=load_embedder(cache)
+    )
+
+
+@pytest.mark.parametrize(
+    ("request_text", "skill"),
+    [
+        ("Render our Docmosis contract template into a PDF with this JSON", "docmosis-automation"),
+        ("send a whatsapp message through 2chat to the waitlist", "-2chat-automation"),
+        (
+            "Add these 40 prospects to the 'Q1 fintech' campaign in PersistIQ",
+            "persistiq-automation",
+        ),
+    ],
+)
+def test_a_named_product_ranks_its_wrapper_first(
+    matcher: SkillMatcher, request_text: str, skill: str
+) -> None:
+    assert matcher.rank(request_text, k=1)[0].name == skill
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "I felt tired all day, any tips to sleep better?",
+        "the doctor said I need more rest",
+        "sharpen the needle on my record player",
+        "count to twelve in German",
+        "I'm keen to learn the guitar",
+    ],
+)
+def test_everyday_words_that_name_products_are_not_hinted(
+    matcher: SkillMatcher, request_text: str
+) -> None:
+    best = matcher.rank(request_text, k=1)
+    assert not best or best[0].score < HintSettings().threshold, best[0]
