@@ -24,7 +24,10 @@ from skilldeck.skills.sources.httpsource import open_client
 from skilldeck.skills.sources.resolve import Candidate, open_source
 from skilldeck.skills.sources.spec import FetchOptions, parse_source
 
-__all__ = ["choose", "fetch_options", "install_from", "list_source"]
+__all__ = ["brief", "choose", "fetch_options", "install_from", "list_source"]
+
+#: how much of a description a listing of a source's skills shows
+BRIEF_LIMIT = 60
 
 
 def fetch_options(settings: Settings, base: FetchOptions | None = None) -> FetchOptions:
@@ -117,6 +120,19 @@ def refuse_installed(chosen: list[Candidate], settings: Settings, scope: Scope) 
         )
 
 
+def brief(text: str, limit: int = BRIEF_LIMIT) -> str:
+    """``text`` on one line, cut at a word boundary with "…" when longer than ``limit``:
+    a listing cut mid-word ("customer. U") reads as a typo. A first word longer than
+    ``limit`` is cut where it must be."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    head = flat[: limit - 1]
+    if flat[limit - 1] != " " and " " in head:
+        head = head[: head.rindex(" ")]
+    return head.rstrip(" ,;:.—-") + "…"
+
+
 def choose(
     candidates: list[Candidate], wanted: Sequence[str], *, all_skills: bool, source: str
 ) -> list[Candidate]:
@@ -125,7 +141,7 @@ def choose(
         return candidates
     if not wanted:
         listed = "\n".join(
-            f"  {c.name}" + (f" — {c.description[:60]}" if c.description else "")
+            f"  {c.name}" + (f" — {brief(c.description)}" if c.description else "")
             for c in candidates
         )
         raise SkillChoiceError(
