@@ -237,9 +237,12 @@ def _choices_as_json(as_json: bool) -> Iterator[None]:
 def _print_installed(result: InstalledSkill) -> None:
     console = stdout_console()
     version = f" {result.version}" if result.version else ""
+    # the count before the path, and no wrapping by rich: a long path wraps where the
+    # terminal ends it instead of splitting "(1 file)" over two lines
     console.print(
-        f"Installed {result.name}{version} → {result.path} ({result.files} files)",
+        f"Installed {result.name}{version} ({file_count(result.files)}) → {result.path}",
         highlight=False,
+        soft_wrap=True,
     )
     if result.signed_by:
         console.print(f"  signature verified (key {result.signed_by})")
@@ -249,6 +252,11 @@ def _print_installed(result: InstalledSkill) -> None:
         console.print(f"  previous copy kept at {result.backup}", highlight=False)
     for warning in result.warnings:
         console.print(f"  [yellow]warning[/]: {warning}", highlight=False)
+
+
+def file_count(count: int) -> str:
+    """The count with its noun: "1 file", "3 files"."""
+    return f"{count} file" + ("" if count == 1 else "s")
 
 
 class _StderrStatus:
