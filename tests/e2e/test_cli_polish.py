@@ -8,6 +8,8 @@ from pathlib import Path
 
 from cli_helpers import skilldeck
 
+from source_fixtures import serve
+
 NARROW = {"COLUMNS": "80"}
 
 
@@ -29,3 +31,24 @@ def test_one_file_is_singular_and_never_split_at_80_columns(tmp_path: Path) -> N
     [line] = [line for line in done.stdout.splitlines() if line.startswith("Installed")]
     assert "(1 file) → " in line and "files" not in line
     assert line.endswith(str(ws / ".skilldeck" / "skills" / "report-writer")), done.stdout
+
+
+def test_update_of_a_pinned_url_skill_says_it_is_pinned_and_how_to_move_it(
+    tmp_path: Path,
+) -> None:
+    site = tmp_path / "site"
+    one_file_skill(site / "raw", "report-writer")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    with serve(site) as base:
+        url = f"{base}/raw/SKILL.md"
+        assert skilldeck("skills", "install", url, cwd=ws).returncode == 0
+        assert skilldeck("skills", "pin", "report-writer", "installed", cwd=ws).returncode == 0
+        kept = skilldeck("skills", "update", "report-writer", cwd=ws, env=NARROW)
+    assert kept.returncode == 0, kept.stderr
+    lines = kept.stdout.splitlines()
+    assert lines[0] == "pinned report-writer (workspace)", kept.stdout
+    assert "up to date" not in kept.stdout
+    assert all(len(line) <= 80 and line.startswith("  ") for line in lines[1:]), lines
+    said = " ".join(line.strip() for line in lines[1:])
+    assert f"`skilldeck skills install {url} --force`" in said and "drops the pin" in said

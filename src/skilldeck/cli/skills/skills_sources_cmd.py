@@ -9,9 +9,12 @@ unreachable source) and says why for each.
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.console import Console
+from rich.text import Text
 
 from skilldeck.cli.common import JsonOption, print_json, stdout_console
 from skilldeck.cli.skills.skills_pkg_cmd import ScopeChoice, cli_reporter
@@ -86,7 +89,23 @@ def _print_statuses(statuses: list[UpdateStatus]) -> None:
         if s.state in ("outdated", "moved"):
             console.print(f"  {_short(s.installed)} → {_short(s.available)}", highlight=False)
         if s.message and s.state != "local":
-            console.print(f"  {s.message}", highlight=False)
+            _detail(console, s.message)
+
+
+def _detail(console: Console, message: str) -> None:
+    """A line under a skill's line, indented also where it wraps (at 80 columns a
+    command in it would otherwise continue at the left margin); plain text, so a
+    bracket in a source URL is not read as markup."""
+    indent = "  "
+    text = textwrap.fill(
+        message,
+        width=max(console.width, 40),
+        initial_indent=indent,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    console.print(Text(text), soft_wrap=True)
 
 
 def _short(value: str | None) -> str:
@@ -132,6 +151,9 @@ def update_cmd(
                     console.print(f"  previous copy kept at {r.installed.backup}", highlight=False)
             elif r.outcome == "up-to-date":
                 console.print(f"up to date {r.name} ({r.scope})", highlight=False)
+            elif r.outcome == "pinned":
+                console.print(f"[cyan]pinned[/] {r.name} ({r.scope})", highlight=False)
+                _detail(console, r.message)
             else:
                 console.print(f"[red]refused[/] {r.name} ({r.scope}): {r.message}", highlight=False)
     if any(r.outcome == "refused" for r in results):

@@ -148,7 +148,10 @@ def _status(
         return replace(
             base,
             state="pinned",
-            message="held at its installed content (`skills install SOURCE --force` moves it)",
+            message=(
+                "held at its installed content; `skilldeck skills install "
+                f"{entry.source} --force` takes the source's current content and drops the pin"
+            ),
         )
     try:
         available = asked.available(entry, client)

@@ -53,7 +53,8 @@ __all__ = ["UpdateResult", "pin", "update"]
 class UpdateResult:
     name: str
     scope: Scope
-    #: "updated", "up-to-date", or "refused" (``message`` says why)
+    #: "updated", "up-to-date", "pinned" (kept where it was pinned; ``message`` says
+    #: how to move or drop the pin) or "refused" (``message`` says why)
     outcome: str
     message: str = ""
     installed: InstalledSkill | None = None
@@ -119,10 +120,12 @@ def _verdict(status: UpdateStatus, *, force: bool) -> UpdateResult | None:
         )
     if status.state == "error":
         return refused(status.message)
+    if status.state == "pinned":  # a URL or index skill held at its content
+        return UpdateResult(status.name, status.scope, "pinned", status.message)
+    if status.state == "up-to-date" and status.pinned:  # a git skill at its pinned ref
+        return UpdateResult(status.name, status.scope, "pinned", _at_pin(status))
     if status.state == "up-to-date":
         return UpdateResult(status.name, status.scope, "up-to-date")
-    if status.state == "pinned":
-        return UpdateResult(status.name, status.scope, "up-to-date", status.message)
     if status.modified and not force:
         return refused(str(_edited(status.name, status.scope)))
     if status.state == "moved" and not force:
@@ -131,6 +134,14 @@ def _verdict(status: UpdateStatus, *, force: bool) -> UpdateResult | None:
             f"{status.available}): a moved tag. Check the source; --force takes it."
         )
     return None
+
+
+def _at_pin(status: UpdateStatus) -> str:
+    """Why a pinned git skill stays where it is, and how to move or drop the pin."""
+    return (
+        f"pinned to {status.ref}; `skilldeck skills pin {status.name} REF` moves the pin, "
+        f"`skilldeck skills install {status.source} --force` drops it"
+    )
 
 
 def pin(

@@ -105,7 +105,9 @@ def test_pin_installs_a_ref_and_update_keeps_it(repo: GitRepo, settings: Setting
     assert lock(settings, "alpha")["commit"] == first
     new_revision(repo, "v3")  # main moves on; the pin does not follow
     assert states(settings) == {"alpha": "up-to-date"}
-    assert update(settings, names=["alpha"])[0].outcome == "up-to-date"
+    [kept] = update(settings, names=["alpha"])
+    assert kept.outcome == "pinned" and kept.message.startswith("pinned to v1;")
+    assert "skills pin alpha REF" in kept.message
 
     pin(settings, "alpha", first)  # a sha pins too
     assert lock(settings, "alpha")["ref"] == first
@@ -209,7 +211,7 @@ def test_pinning_an_index_skill_holds_its_installed_content(
         write_index(site, [folder])
         assert states(settings) == {"indexed": "pinned"}
         [kept] = update(settings, names=["indexed"])
-    assert kept.outcome == "up-to-date" and "held" in kept.message
+    assert kept.outcome == "pinned" and "held" in kept.message and "--force" in kept.message
     assert "Revision v2." not in body(settings, "indexed")
     assert lock(settings, "indexed")["digest"] == digest
 
