@@ -4,6 +4,7 @@ content pin holds, a deleted skill that check reports and ``update --force`` res
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from cli_helpers import skilldeck
@@ -11,6 +12,11 @@ from cli_helpers import skilldeck
 from source_fixtures import serve
 
 NARROW = {"COLUMNS": "80"}
+
+
+def lock_of(ws: Path) -> dict[str, dict[str, str]]:
+    data = json.loads((ws / ".skilldeck" / "skills.lock").read_text(encoding="utf-8"))
+    return dict(data["skills"])
 
 
 def one_file_skill(folder: Path, name: str) -> Path:
@@ -43,7 +49,12 @@ def test_update_of_a_pinned_url_skill_says_it_is_pinned_and_how_to_move_it(
     with serve(site) as base:
         url = f"{base}/raw/SKILL.md"
         assert skilldeck("skills", "install", url, cwd=ws).returncode == 0
-        assert skilldeck("skills", "pin", "report-writer", "installed", cwd=ws).returncode == 0
+        held = skilldeck("skills", "pin", "report-writer", "installed", cwd=ws)
+        assert held.returncode == 0, held.stderr
+        digest = lock_of(ws)["report-writer"]["digest"]
+        said = f"Pinned report-writer to its installed content (sha256 {digest[:12]}…) → "
+        assert held.stdout.startswith(said), held.stdout
+        assert "to installed" not in held.stdout
         kept = skilldeck("skills", "update", "report-writer", cwd=ws, env=NARROW)
     assert kept.returncode == 0, kept.stderr
     lines = kept.stdout.splitlines()

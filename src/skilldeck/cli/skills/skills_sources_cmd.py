@@ -192,9 +192,22 @@ def pin_cmd(
         print_json(result.to_dict())
         return
     console = stdout_console()
-    console.print(f"Pinned {result.name} to {ref} → {result.path}", highlight=False)
+    console.print(
+        f"Pinned {result.name} to {pinned_to(ref, result.digest)} → {result.path}",
+        highlight=False,
+        soft_wrap=True,
+    )
     if result.backup:
         console.print(f"  previous copy kept at {result.backup}", highlight=False)
+
+
+def pinned_to(ref: str, digest: str) -> str:
+    """What a pin holds, in words: a git ref as given; for a URL or index skill
+    (``installed``, or a 12+ character prefix of its digest) its content, named by
+    digest — "pinned to installed" says neither what nor which."""
+    if ref == "installed" or (len(ref) >= 12 and digest.startswith(ref)):
+        return f"its installed content (sha256 {digest[:12]}…)"
+    return ref
 
 
 def register(app: typer.Typer) -> None:
