@@ -26,20 +26,24 @@ evaluated as if enabled, and the report says so.
 from __future__ import annotations
 
 import textwrap
-from collections import Counter
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import anyio
 import typer
 
 from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption, fail, print_json
-from skilldeck.cli.workspace import discover_registry
-from skilldeck.errors import SkillError
+from skilldeck.cli.skills.skills_eval_catalog import (
+    EvalCatalog,
+    NotRun,
+    catalog,
+    collect_cases,
+    ranked,
+    split_unpickable,
+    with_new_skill,
+)
 from skilldeck.integrations.trigger_probe import model_results, probe_agent
-from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.skills.routing import (
     Coexistence,
@@ -47,9 +51,7 @@ from skilldeck.skills.routing import (
     SkillMatcher,
     TriggerCase,
     build_report,
-    coexistence,
-    find_eval_file,
-    load_eval_file,
+    compare_catalogs,
     router_results,
 )
 
@@ -99,12 +101,13 @@ def eval_(
     """Run trigger evals: does each skill get picked for its requests, and only those?"""
     if coexist is not None and not coexist.is_dir():
         fail(f"--coexist {coexist}: not a folder (give the new skill's folder).", code=2)
-    registry, as_if_enabled = catalog(targets or [], root or [], no_defaults)
+    current = catalog(targets or [], root or [], no_defaults)
+    registry, as_if_enabled = current.registry, current.as_if_enabled
     cases = collect_cases(registry, targets or [], allow_missing=coexist is not None)
     limit = registry.settings.skills.hints.threshold if threshold is None else threshold
     cases, not_run = split_unpickable(registry, cases)
     if coexist is not None:
-        _report_coexistence(registry, coexist, cases, limit, json_=json_)
+        _report_coexistence(current, coexist, cases, limit, json_=json_)
         return
     if not cases:
         fail("Nothing to evaluate: " + " ".join(n.sentence() for n in not_run))
@@ -115,11 +118,13 @@ def eval_(
                 **report.to_dict(),
                 "not_run": [n.to_dict() for n in not_run],
                 "evaluated_as_if_enabled": as_if_enabled,
+                "untrusted_workspace_skills": [str(f) for f in current.untrusted_named],
             }
         )
     else:
         lines = report_lines(report, threshold=None if model else limit)
         lines += not_run_lines(not_run) + as_if_enabled_lines(as_if_enabled)
+        lines += untrusted_lines(current.untrusted_named, registry.settings.workspace)
         if model is None and len(registry.list()) < SMALL_CATALOG:
             lines.append(small_catalog_note(len(registry.list()), threshold=limit))
         typer.echo("\n".join(lines))
@@ -127,23 +132,6 @@ def eval_(
     if under:
         names = ", ".join(f"{s.skill} ({s.pass_rate:.0%})" for s in under)
         fail(f"{len(under)} skill(s) under --min-rate {min_rate:.0%}: {names}.")
-
-
-def catalog(
-    targets: list[str], roots: list[Path], no_defaults: bool
-) -> tuple[SkillRegistry, list[str]]:
-    """The catalog to evaluate in (the target folders join it) and the disabled skills
-    the targets name, which it holds as if enabled (the author's own skills under
-    test; the config is not changed)."""
-    skill_dirs = [Path(t) for t in targets if Path(t).is_dir()]
-    registry = discover_registry([*skill_dirs, *roots], no_defaults)
-    as_if_enabled = disabled_targets(registry, targets)
-    if as_if_enabled:  # the catalog once the author enables their skill
-        disabled = [n for n in registry.settings.skills.disabled if n not in as_if_enabled]
-        registry = discover_registry(
-            [*skill_dirs, *roots], no_defaults, skills={"disabled": disabled}
-        )
-    return registry, as_if_enabled
 
 
 def run_evals(
@@ -163,142 +151,6 @@ def run_evals(
     with probe_agent(registry.settings, registry, model, base_url=base_url) as agent:
         results = anyio.run(partial(model_results, agent, cases, runs=runs))
     return build_report(f"model {agent.model_spec}", runs, results)
-
-
-# ---- which cases ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NotRun:
-    """A skill whose cases were left out: no picker can choose it here, so its misses
-    would say nothing about its description (an unavailable skill, or one with
-    ``disable-model-invocation``)."""
-
-    skill: str
-    reason: str
-    cases: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"skill": self.skill, "reason": self.reason, "cases": self.cases}
-
-    def sentence(self) -> str:
-        return f"{self.skill} not evaluated ({self.cases} request(s)): {self.reason}."
-
-
-def split_unpickable(
-    registry: SkillRegistry, cases: list[TriggerCase]
-) -> tuple[list[TriggerCase], list[NotRun]]:
-    """``cases`` without those of skills nothing can pick, and why each was left out."""
-    why: dict[str, str] = {}
-    for name in dict.fromkeys(c.skill for c in cases):
-        skill = registry.get(name, include_disabled=True)
-        unavailable = registry.why_unavailable(skill)
-        if not registry.is_enabled(skill):
-            why[name] = (
-                f"disabled in config; `skilldeck skills eval {name}` evaluates it as if enabled"
-            )
-        elif unavailable is not None:
-            why[name] = f"unavailable here: {unavailable}"
-        elif skill.metadata.disable_model_invocation:
-            why[name] = "disable-model-invocation is set: no model or router ever picks it"
-    kept = [c for c in cases if c.skill not in why]
-    counts = Counter(c.skill for c in cases if c.skill in why)
-    return kept, [NotRun(name, reason, counts[name]) for name, reason in why.items()]
-
-
-def disabled_targets(registry: SkillRegistry, targets: list[str]) -> list[str]:
-    """The disabled skills ``targets`` name — by folder, by a file in their folder, or
-    by name: an author asking about their own skill, evaluated as if enabled."""
-    everything = registry.list(include_disabled=True)
-    names: list[str] = []
-    for target in targets:
-        path = Path(target)
-        if path.exists():
-            real = path.resolve()
-            inside = (s for s in everything if s.folder.resolve() in (real, *real.parents))
-            skill = next(inside, None)
-        else:
-            skill = registry.get(target, include_disabled=True) if target in registry else None
-        if skill is not None and not registry.is_enabled(skill) and skill.name not in names:
-            names.append(skill.name)
-    return names
-
-
-def as_if_enabled_lines(names: list[str]) -> list[str]:
-    """The note for disabled skills evaluated on request, wrapped at 78 columns."""
-    lines: list[str] = []
-    for name in names:
-        text = (
-            f"{name} is disabled in config: evaluated as if enabled; agents here never "
-            f"pick it until `skilldeck skills enable {name}`."
-        )
-        lines += ["", *textwrap.wrap(text, width=78, subsequent_indent="  ")]
-    return lines
-
-
-def not_run_lines(not_run: list[NotRun]) -> list[str]:
-    """Why some skills' requests were not run, wrapped at 78 columns."""
-    lines: list[str] = []
-    for n in not_run:
-        lines += ["", *textwrap.wrap(n.sentence(), width=78, subsequent_indent="  ")]
-    return lines
-
-
-def collect_cases(
-    registry: SkillRegistry, targets: list[str], *, allow_missing: bool = False
-) -> list[TriggerCase]:
-    """The cases the targets name (see the module docstring), checked against the
-    catalog: a case for a skill that is not in it is an error, not a silent miss."""
-    cases: list[TriggerCase] = []
-    for target in targets:
-        cases += _target_cases(registry, target)
-    if not targets:  # disabled skills too: listed as not run, not silently skipped
-        for skill in registry.list(include_disabled=True):
-            found = find_eval_file(skill.folder)
-            cases += load_eval_file(found, skill=skill.name) if found else []
-    if not cases and not allow_missing:
-        raise SkillError(
-            "No trigger evals found. Write SKILL_DIR/evals/trigger_evals.json as a list "
-            'of {"query": "...", "should_trigger": true|false} (`skills new` writes one).'
-        )
-    unknown = sorted({c.skill for c in cases if c.skill not in registry})
-    if unknown:
-        raise SkillError(
-            f"Evals name skills that are not in the catalog: {', '.join(unknown)}; "
-            "pass their folders (or --root) so they are discovered."
-        )
-    return cases
-
-
-def _target_cases(registry: SkillRegistry, target: str) -> list[TriggerCase]:
-    path = Path(target)
-    if path.is_dir():
-        skill = _skill_in(registry, path)
-        found = find_eval_file(path)
-        if found is None:
-            raise SkillError(
-                f"{path} has no trigger evals; write {path / 'evals/trigger_evals.json'} "
-                '(a list of {"query": "...", "should_trigger": true|false}).'
-            )
-        return load_eval_file(found, skill=skill.name)
-    if path.is_file():
-        owner = next((s for s in registry.list() if s.folder in path.resolve().parents), None)
-        return load_eval_file(path, skill=owner.name if owner else None)
-    if target in registry:
-        skill = registry.get(target)
-        found = find_eval_file(skill.folder)
-        if found is None:
-            raise SkillError(f"Skill {target!r} ({skill.folder}) ships no trigger evals.")
-        return load_eval_file(found, skill=skill.name)
-    raise SkillError(f"{target!r} is neither a file, a folder nor a skill in the catalog.")
-
-
-def _skill_in(registry: SkillRegistry, folder: Path) -> Skill:
-    real = folder.resolve()
-    for skill in registry.list():
-        if skill.folder.resolve() == real:
-            return skill
-    raise SkillError(f"{folder} holds no valid skill (see `skilldeck skills validate {folder}`).")
 
 
 # ---- rendering -----------------------------------------------------------------------
@@ -338,6 +190,38 @@ def report_lines(report: EvalReport, *, threshold: float | None) -> list[str]:
     return lines
 
 
+def as_if_enabled_lines(names: list[str]) -> list[str]:
+    """The note for disabled skills evaluated on request, wrapped at 78 columns."""
+    lines: list[str] = []
+    for name in names:
+        text = (
+            f"{name} is disabled in config: evaluated as if enabled; agents here never "
+            f"pick it until `skilldeck skills enable {name}`."
+        )
+        lines += ["", *textwrap.wrap(text, width=78, subsequent_indent="  ")]
+    return lines
+
+
+def untrusted_lines(folders: list[Path], workspace: Path) -> list[str]:
+    """The note for named skills found in a workspace root agents here ignore."""
+    lines: list[str] = []
+    for folder in folders:
+        text = (
+            f"{folder.name} ({folder}) is evaluated because you named it; agents here "
+            f"ignore it until you trust this folder: `skilldeck trust {workspace}`."
+        )
+        lines += ["", *textwrap.wrap(text, width=78, subsequent_indent="  ")]
+    return lines
+
+
+def not_run_lines(not_run: list[NotRun]) -> list[str]:
+    """Why some skills' requests were not run, wrapped at 78 columns."""
+    lines: list[str] = []
+    for n in not_run:
+        lines += ["", *textwrap.wrap(n.sentence(), width=78, subsequent_indent="  ")]
+    return lines
+
+
 def small_catalog_note(skills: int, *, threshold: float | None = None) -> str:
     """Why a small catalog's router scores sit under the hint threshold, and (unless
     the ``threshold`` used is already that low) the lower one to try."""
@@ -356,27 +240,27 @@ def _cut(text: str, width: int) -> str:
 
 
 def _report_coexistence(
-    registry: SkillRegistry,
+    current: EvalCatalog,
     folder: Path,
     cases: list[TriggerCase],
     threshold: float,
     *,
     json_: bool,
 ) -> None:
-    new_registry = discover_registry([folder], True)
-    new = _skill_in(new_registry, folder)
-    result = coexistence(
-        registry.list(),
-        new,
+    added = with_new_skill(current, folder)
+    result = compare_catalogs(
+        ranked(current.registry),
+        ranked(added.registry),
+        added.skill.name,
         cases,
         threshold=threshold,
-        budget=registry.settings.skills.prompt_budget,
-        usable=registry.is_available,
+        budget=current.registry.settings.skills.prompt_budget,
     )
+    as_if_enabled = [added.skill.name] if added.was_disabled else []
     if json_:
-        print_json(result.to_dict())
+        print_json({**result.to_dict(), "evaluated_as_if_enabled": as_if_enabled})
     else:
-        typer.echo("\n".join(coexistence_lines(result)))
+        typer.echo("\n".join(coexistence_lines(result) + as_if_enabled_lines(as_if_enabled)))
 
 
 def coexistence_lines(result: Coexistence) -> list[str]:

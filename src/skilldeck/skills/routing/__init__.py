@@ -15,7 +15,14 @@ from skilldeck._moved import load_attribute
 
 if TYPE_CHECKING:
     from skilldeck.skills.routing._warm import embeddings_on, warm_rank, warm_rank_embedded
-    from skilldeck.skills.routing.coexist import BlockFit, Coexistence, block_fit, coexistence
+    from skilldeck.skills.routing.coexist import (
+        BlockFit,
+        Coexistence,
+        RankedCatalog,
+        block_fit,
+        coexistence,
+        compare_catalogs,
+    )
     from skilldeck.skills.routing.evals import (
         EVAL_FILES,
         CaseResult,
@@ -54,7 +61,17 @@ if TYPE_CHECKING:
     )
 
 _HOME: dict[str, str] = {
-    **dict.fromkeys(("BlockFit", "Coexistence", "block_fit", "coexistence"), "coexist"),
+    **dict.fromkeys(
+        (
+            "BlockFit",
+            "Coexistence",
+            "RankedCatalog",
+            "block_fit",
+            "coexistence",
+            "compare_catalogs",
+        ),
+        "coexist",
+    ),
     **dict.fromkeys(
         (
             "EVAL_FILES",
@@ -105,12 +122,14 @@ __all__ = [
     "Coexistence",
     "EvalReport",
     "Match",
+    "RankedCatalog",
     "SkillMatcher",
     "SkillReport",
     "TriggerCase",
     "block_fit",
     "build_report",
     "coexistence",
+    "compare_catalogs",
     "embeddings_on",
     "find_eval_file",
     "fold",

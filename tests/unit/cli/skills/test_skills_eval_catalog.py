@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from skilldeck.cli.skills.skills_eval_cmd import catalog, disabled_targets, split_unpickable
+from skilldeck.cli.skills.skills_eval_catalog import catalog, disabled_targets, split_unpickable
 from skilldeck.integrations.trigger_probe import probe_agent
 from skilldeck.skills.routing import TriggerCase
 
@@ -36,8 +36,9 @@ def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_named_disabled_skills_join_the_catalog_as_if_enabled(root: Path) -> None:
-    registry, as_if_enabled = catalog(["mine"], [root], True)
-    assert as_if_enabled == ["mine"]
+    current = catalog(["mine"], [root], True)
+    registry = current.registry
+    assert current.as_if_enabled == ["mine"]
     assert [s.name for s in registry.usable()] == ["mine", "pdf-tools"]  # not "other"
     assert registry.settings.skills.disabled == ["other"]
     config = Path(os.environ["SKILLDECK_HOME"]) / "config.toml"
@@ -47,7 +48,7 @@ def test_named_disabled_skills_join_the_catalog_as_if_enabled(root: Path) -> Non
 def test_the_model_is_shown_the_named_skill(root: Path, tmp_path: Path) -> None:
     script = tmp_path / "model.jsonl"
     script.write_text('{"text": "ok"}\n', encoding="utf-8")
-    registry, _ = catalog([str(root / "mine")], [root], True)
+    registry = catalog([str(root / "mine")], [root], True).registry
     with probe_agent(registry.settings, registry, f"scripted:{script}") as agent:
         system = agent.system_prompt
         prompt = system("summarise my notes") if callable(system) else system
@@ -55,7 +56,7 @@ def test_the_model_is_shown_the_named_skill(root: Path, tmp_path: Path) -> None:
 
 
 def test_targets_name_disabled_skills_by_folder_file_or_name(root: Path) -> None:
-    registry, _ = catalog([], [root], True)
+    registry = catalog([], [root], True).registry
     evals = root / "mine" / "evals" / "trigger_evals.json"
     evals.parent.mkdir()
     evals.write_text("[]", encoding="utf-8")
@@ -68,7 +69,7 @@ def test_targets_name_disabled_skills_by_folder_file_or_name(root: Path) -> None
 def test_unnamed_disabled_skills_are_not_run_and_say_how_to_evaluate_them(
     root: Path,
 ) -> None:
-    registry, _ = catalog([], [root], True)
+    registry = catalog([], [root], True).registry
     cases = [TriggerCase("other", "draft release notes", True)]
     kept, not_run = split_unpickable(registry, cases)
     assert kept == [] and [n.skill for n in not_run] == ["other"]
