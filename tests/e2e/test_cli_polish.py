@@ -5,11 +5,12 @@ content pin holds, a deleted skill that check reports and ``update --force`` res
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from cli_helpers import skilldeck
 
-from source_fixtures import serve
+from source_fixtures import git_repo, serve
 
 NARROW = {"COLUMNS": "80"}
 
@@ -63,3 +64,27 @@ def test_update_of_a_pinned_url_skill_says_it_is_pinned_and_how_to_move_it(
     assert all(len(line) <= 80 and line.startswith("  ") for line in lines[1:]), lines
     said = " ".join(line.strip() for line in lines[1:])
     assert f"`skilldeck skills install {url} --force`" in said and "drops the pin" in said
+
+
+def test_check_reports_a_deleted_skill_and_update_force_restores_it(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "kit", {"": "report-writer"})
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    assert skilldeck("skills", "install", repo.url, cwd=ws).returncode == 0
+    folder = ws / ".skilldeck" / "skills" / "report-writer"
+    shutil.rmtree(folder)
+
+    check = skilldeck("skills", "check", cwd=ws, env=NARROW)
+    assert check.returncode == 1, check.stdout
+    assert check.stdout.startswith("missing report-writer (workspace)")
+    said = " ".join(check.stdout.split())
+    assert f"{folder} was deleted; restore it with" in said
+    assert "`skilldeck skills update --force report-writer`" in said
+    as_json = skilldeck("skills", "check", "--json", cwd=ws)
+    assert as_json.returncode == 1 and json.loads(as_json.stdout)[0]["state"] == "missing"
+
+    restored = skilldeck("skills", "update", "--force", "report-writer", cwd=ws, env=NARROW)
+    assert restored.returncode == 0, restored.stdout + restored.stderr
+    assert "updated report-writer" in restored.stdout and (folder / "SKILL.md").is_file()
+    assert skilldeck("skills", "verify", cwd=ws).returncode == 0
+    assert skilldeck("skills", "check", cwd=ws).returncode == 0

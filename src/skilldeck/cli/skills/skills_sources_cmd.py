@@ -22,7 +22,7 @@ from skilldeck.cli.workspace import settings_from_cli
 from skilldeck.skills.sources import FetchOptions, check_updates, pin, update
 
 if TYPE_CHECKING:
-    from skilldeck.skills.sources import UpdateStatus
+    from skilldeck.skills.sources import UpdateResult, UpdateStatus
 
 AllowRiskOption = Annotated[
     bool,
@@ -37,6 +37,7 @@ _MARKS = {
     "moved": "[red]tag moved[/]",
     "pinned": "[cyan]pinned[/]",
     "local": "[dim]local[/]",
+    "missing": "[red]missing[/]",
     "error": "[red]error[/]",
 }
 
@@ -51,7 +52,8 @@ def check_cmd(
 ) -> None:
     """List installed skills whose source has something newer (changes nothing).
 
-    Exit status: 0 all up to date, 1 something outdated, 2 a source could not be checked.
+    Exit status: 0 all up to date, 1 something outdated or deleted, 2 a source could not
+    be checked.
     """
     with cli_reporter() as reporter:
         statuses = check_updates(
@@ -68,11 +70,12 @@ def check_cmd(
 
 
 def check_exit_code(statuses: list[UpdateStatus]) -> int:
-    """0: all up to date; 1: something is outdated (or its tag moved); 2: a source
+    """0: all up to date; 1: something is outdated (or its tag moved, or its folder
+    was deleted); 2: a source
     could not be checked — that wins, since what it would say is unknown."""
     if any(s.state == "error" for s in statuses):
         return 2
-    return 1 if any(s.state in ("outdated", "moved") for s in statuses) else 0
+    return 1 if any(s.state in ("outdated", "moved", "missing") for s in statuses) else 0
 
 
 def _print_statuses(statuses: list[UpdateStatus]) -> None:
@@ -143,21 +146,24 @@ def update_cmd(
     if as_json:
         print_json([r.to_dict() for r in results])
     else:
-        console = stdout_console()
-        for r in results:
-            if r.outcome == "updated" and r.installed:
-                console.print(f"[green]updated[/] {r.name} ({r.scope})", highlight=False)
-                if r.installed.backup:
-                    console.print(f"  previous copy kept at {r.installed.backup}", highlight=False)
-            elif r.outcome == "up-to-date":
-                console.print(f"up to date {r.name} ({r.scope})", highlight=False)
-            elif r.outcome == "pinned":
-                console.print(f"[cyan]pinned[/] {r.name} ({r.scope})", highlight=False)
-                _detail(console, r.message)
-            else:
-                console.print(f"[red]refused[/] {r.name} ({r.scope}): {r.message}", highlight=False)
+        _print_results(results)
     if any(r.outcome == "refused" for r in results):
         raise typer.Exit(1)
+
+
+def _print_results(results: list[UpdateResult]) -> None:
+    console = stdout_console()
+    for r in results:
+        if r.outcome == "updated" and r.installed:
+            console.print(f"[green]updated[/] {r.name} ({r.scope})", highlight=False)
+            if r.installed.backup:
+                console.print(f"  previous copy kept at {r.installed.backup}", highlight=False)
+        elif r.outcome == "up-to-date":
+            console.print(f"up to date {r.name} ({r.scope})", highlight=False)
+        else:
+            mark = "[cyan]pinned[/]" if r.outcome == "pinned" else "[red]refused[/]"
+            console.print(f"{mark} {r.name} ({r.scope})", highlight=False)
+            _detail(console, r.message)
 
 
 def pin_cmd(

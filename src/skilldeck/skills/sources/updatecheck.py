@@ -31,8 +31,9 @@ from skilldeck.skills.packaging.lockfile import (
     Scope,
     hash_tree,
     installed,
-    is_modified,
+    skills_root,
     tree_digest,
+    verify_entry,
 )
 from skilldeck.skills.packaging.unpack import extract_archive
 from skilldeck.skills.sources.gitsource import remote_commit
@@ -44,7 +45,7 @@ from skilldeck.skills.sources.spec import FetchOptions, SourceSpec
 
 __all__ = ["State", "UpdateStatus", "check_entries", "check_updates", "selected_entries"]
 
-State = Literal["up-to-date", "outdated", "moved", "pinned", "local", "error"]
+State = Literal["up-to-date", "outdated", "moved", "pinned", "local", "missing", "error"]
 
 
 @dataclass(frozen=True)
@@ -85,13 +86,16 @@ def check_entries(
 ) -> list[UpdateStatus]:
     """:func:`check_updates` for lock ``entries`` already read (``update`` reads the
     lock once for both the check and the fetch). Only these skills' files are hashed,
-    to tell whether they were edited after install."""
+    to tell whether they were edited after install (or deleted)."""
     asked = _Asked(options)  # one question per source and ref, however many skills
     with open_client(options) as client:
-        return [
-            _status(sc, entry, is_modified(settings, sc, entry), asked, client)
-            for sc, entry in entries
-        ]
+        out = []
+        for sc, entry in entries:
+            problems = [p.kind for p in verify_entry(settings, sc, entry)]
+            modified = any(kind != "missing-skill" for kind in problems)
+            gone = skills_root(settings, sc) / entry.name if "missing-skill" in problems else None
+            out.append(_status(sc, entry, modified, asked, client, gone=gone))
+        return out
 
 
 class _Asked:
@@ -136,12 +140,20 @@ def selected_entries(
 
 
 def _status(
-    scope: Scope, entry: LockEntry, modified: bool, asked: _Asked, client: httpx2.Client
+    scope: Scope,
+    entry: LockEntry,
+    modified: bool,
+    asked: _Asked,
+    client: httpx2.Client,
+    *,
+    gone: Path | None = None,
 ) -> UpdateStatus:
     base = UpdateStatus(
         entry.name, scope, entry.kind, entry.source, entry.ref, entry.pinned,
         entry.commit or entry.digest, None, "local", modified,
     )  # fmt: skip
+    if gone is not None:  # whatever the source offers, the first thing is to restore it
+        return replace(base, state="missing", message=_how_to_restore(gone, scope, entry))
     if entry.kind == "local":
         return replace(base, message="installed from a local path; not checked")
     if entry.pinned and entry.kind != "git":
@@ -161,6 +173,17 @@ def _status(
         return replace(base, available=available, state="up-to-date")
     moved = entry.pinned and entry.kind == "git"
     return replace(base, available=available, state="moved" if moved else "outdated")
+
+
+def _how_to_restore(folder: Path, scope: Scope, entry: LockEntry) -> str:
+    """A deleted skill folder, and the commands that restore or forget it."""
+    scoped = " --scope user" if scope == "user" else ""
+    if entry.kind == "local":
+        restore = f"reinstall it with `skilldeck skills install {entry.source}{scoped} --force`"
+    else:
+        restore = f"restore it with `skilldeck skills update --force {entry.name}{scoped}`"
+    forget = f"`skilldeck skills uninstall {entry.name}{scoped}` forgets it"
+    return f"{folder} was deleted; {restore}, or {forget}"
 
 
 def _ask(entry: LockEntry, options: FetchOptions, client: httpx2.Client) -> object:

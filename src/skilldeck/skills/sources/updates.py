@@ -114,6 +114,8 @@ def _verdict(status: UpdateStatus, *, force: bool) -> UpdateResult | None:
     def refused(message: str) -> UpdateResult:
         return UpdateResult(status.name, status.scope, "refused", message)
 
+    if status.state == "missing" and (status.kind == "local" or not force):
+        return refused(status.message)  # deleted: --force restores it (nothing to lose)
     if status.state == "local":
         return refused(
             "installed from a local path; reinstall it with `skills install PATH --force`"

@@ -4,15 +4,18 @@ a word with "…", a pinned skill that says so, a deleted skill that check repor
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
 from skilldeck.config import Settings
 from skilldeck.errors import SkillChoiceError
-from skilldeck.skills.sources import install_from
+from skilldeck.skills.packaging import verify
+from skilldeck.skills.packaging.lockfile import skills_root
+from skilldeck.skills.sources import check_updates, install_from, update
 from skilldeck.skills.sources.installer import brief
-from source_fixtures import GitRepo, write_skill
+from source_fixtures import GitRepo, git_repo, write_skill
 
 LONG = (
     "Writes reports for the customer. Use when the user asks for a weekly status "
@@ -45,3 +48,39 @@ def test_a_source_listing_never_cuts_a_word(tmp_path: Path, settings: Settings) 
     assert len(listed) == 2
     for line in listed:
         assert line.endswith("asks for…"), line
+
+
+def test_a_deleted_skill_is_missing_and_update_force_restores_it(
+    tmp_path: Path, settings: Settings
+) -> None:
+    repo = git_repo(tmp_path / "kit", {"skills/alpha": "alpha", "skills/beta": "beta"})
+    install_from(repo.url, settings=settings, all_skills=True)
+    folder = skills_root(settings, "workspace") / "alpha"
+    shutil.rmtree(folder)
+
+    by_name = {s.name: s for s in check_updates(settings)}
+    assert by_name["alpha"].state == "missing" and by_name["beta"].state == "up-to-date"
+    assert not by_name["alpha"].modified
+    assert str(folder) in by_name["alpha"].message
+    assert "`skilldeck skills update --force alpha`" in by_name["alpha"].message
+
+    [refused] = update(settings, names=["alpha"])
+    assert refused.outcome == "refused" and "update --force alpha" in refused.message
+    assert not folder.exists()
+
+    [restored] = update(settings, names=["alpha"], force=True)
+    assert restored.outcome == "updated" and (folder / "SKILL.md").is_file()
+    assert verify(settings) == []
+    assert [s.state for s in check_updates(settings)] == ["up-to-date", "up-to-date"]
+
+
+def test_a_deleted_local_skill_says_to_reinstall_it(tmp_path: Path, settings: Settings) -> None:
+    source = write_skill(tmp_path / "src" / "solo", "solo")
+    install_from(source, settings=settings, scope="user")
+    shutil.rmtree(skills_root(settings, "user") / "solo")
+    [status] = check_updates(settings)
+    assert status.state == "missing"
+    assert f"`skilldeck skills install {source} --scope user --force`" in status.message
+    assert "`skilldeck skills uninstall solo --scope user`" in status.message
+    [refused] = update(settings, names=["solo"], force=True)
+    assert refused.outcome == "refused" and "install" in refused.message
