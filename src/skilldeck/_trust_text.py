@@ -5,15 +5,23 @@ ask). The decision itself is :mod:`skilldeck.trust`; like it, standard library o
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import warnings
 from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TypeVar
 
 from skilldeck.errors import ConfigWarning
-from skilldeck.trust import CONFIG_FILENAME, WORKSPACE_DIRNAME, Assessment, TrustState
+from skilldeck.trust import (
+    CONFIG_FILENAME,
+    WORKSPACE_DIRNAME,
+    WORKSPACE_SKILL_ROOTS,
+    Assessment,
+    TrustState,
+)
 
 __all__ = [
     "SENSITIVE",
@@ -21,11 +29,30 @@ __all__ = [
     "ignored_paths",
     "root_contents",
     "settings_lines",
+    "skill_roots_unread",
     "untrusted_message",
     "warn_if_ignored",
 ]
 
 _T = TypeVar("_T")
+
+#: False while settings load for a command that reads no workspace skill root
+#: (``--no-defaults``): the warning then leaves those roots out, since nothing that
+#: would have been read was ignored. Only the words change; whether a root is read
+#: is :meth:`Assessment.accepts`, which never looks at this.
+_SKILL_ROOTS_READ: ContextVar[bool] = ContextVar("skilldeck_skill_roots_read", default=True)
+
+
+@contextlib.contextmanager
+def skill_roots_unread() -> Iterator[None]:
+    """Settings loaded inside leave the workspace's skill roots out of the
+    untrusted-workspace warning (its config, its agents folder still count)."""
+    token = _SKILL_ROOTS_READ.set(False)
+    try:
+        yield
+    finally:
+        _SKILL_ROOTS_READ.reset(token)
+
 
 #: settings that relax security or run things, marked when a config is shown. The
 #: whole file of an untrusted workspace is ignored, not only these.
@@ -102,11 +129,12 @@ def _sensitive(name: str) -> bool:
 # ---- what an untrusted workspace loses -------------------------------------------
 
 
-def ignored_paths(assessment: Assessment, home: Path) -> list[str]:
+def ignored_paths(assessment: Assessment, home: Path, *, skill_roots: bool = True) -> list[str]:
     """The workspace files ``assessment`` leaves out, relative to the workspace: for
     an untrusted folder its config file and the skill and agent folders that exist,
     for a trusted one the control roots that appeared since trust (those that are the
-    user's own folders too, as in the home folder, excepted)."""
+    user's own folders too, as in the home folder, excepted). ``skill_roots=False``:
+    the skill folders are not counted (a command that would not read them anyway)."""
     if assessment.trusted:
         candidates = assessment.new_roots
         found: list[str] = []
@@ -114,6 +142,8 @@ def ignored_paths(assessment: Assessment, home: Path) -> list[str]:
         candidates = list(assessment.present)
         config = assessment.config is not None or assessment.state is TrustState.UNREADABLE
         found = [f"{WORKSPACE_DIRNAME}/{CONFIG_FILENAME}"] if config else []
+    if not skill_roots:
+        candidates = [sub for sub in candidates if sub not in WORKSPACE_SKILL_ROOTS]
     if not candidates:
         return found
     ws = assessment.workspace
@@ -130,9 +160,11 @@ def ignored_paths(assessment: Assessment, home: Path) -> list[str]:
     return found
 
 
-def untrusted_message(assessment: Assessment, home: Path) -> str | None:
+def untrusted_message(
+    assessment: Assessment, home: Path, *, skill_roots: bool = True
+) -> str | None:
     """The one warning line for an untrusted workspace that has something to ignore."""
-    ignored = ignored_paths(assessment, home)
+    ignored = ignored_paths(assessment, home, skill_roots=skill_roots)
     if not ignored:
         return None
     ws = assessment.workspace
@@ -166,7 +198,7 @@ def warn_if_ignored(assessment: Assessment, home: Path) -> None:
     """Warn (ConfigWarning, one line in the CLI) when the workspace's files are
     ignored. Issued from this one place, so the default warning filter prints a
     message once per process however many times settings are loaded."""
-    message = untrusted_message(assessment, home)
+    message = untrusted_message(assessment, home, skill_roots=_SKILL_ROOTS_READ.get())
     if message:
         warnings.warn(message, ConfigWarning, stacklevel=1)
 

@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from cli_helpers import skilldeck
 
 from source_fixtures import git_repo, serve
@@ -88,3 +89,29 @@ def test_check_reports_a_deleted_skill_and_update_force_restores_it(tmp_path: Pa
     assert "updated report-writer" in restored.stdout and (folder / "SKILL.md").is_file()
     assert skilldeck("skills", "verify", cwd=ws).returncode == 0
     assert skilldeck("skills", "check", cwd=ws).returncode == 0
+
+
+@pytest.mark.usefixtures("untrusted_workspaces")
+@pytest.mark.parametrize("as_json", [False, True], ids=["typer", "fast-path"])
+def test_no_defaults_does_not_warn_about_skill_roots_it_would_not_read(
+    tmp_path: Path, as_json: bool
+) -> None:
+    ws = tmp_path / "ws"
+    one_file_skill(ws / ".skilldeck" / "skills" / "planted", "planted")
+    mine = tmp_path / "mine"
+    one_file_skill(mine / "report-writer", "report-writer")
+    listing = ["skills", "list", *(["--json"] if as_json else [])]
+
+    every_root = skilldeck(*listing, cwd=ws)
+    assert ".skilldeck/skills is ignored" in every_root.stderr  # it would have been read
+    assert "planted" not in every_root.stdout
+
+    only_mine = skilldeck(*listing, "--root", str(mine), "--no-defaults", cwd=ws)
+    assert only_mine.returncode == 0, only_mine.stderr
+    assert "report-writer" in only_mine.stdout and "planted" not in only_mine.stdout
+    assert "not trusted" not in only_mine.stderr
+
+    (ws / ".skilldeck" / "config.toml").write_text("[skills]\n", encoding="utf-8")
+    config = skilldeck(*listing, "--root", str(mine), "--no-defaults", cwd=ws)
+    assert ".skilldeck/config.toml is ignored" in config.stderr  # still read, still ignored
+    assert ".skilldeck/skills" not in config.stderr

@@ -8,11 +8,17 @@ startup``). A command that reads the settings imports this module at its top.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
 
-from skilldeck._trust_text import describe_workspace, ignored_paths, untrusted_message
+from skilldeck._trust_text import (
+    describe_workspace,
+    ignored_paths,
+    skill_roots_unread,
+    untrusted_message,
+)
 from skilldeck.cli.common import check_roots, fail
 from skilldeck.config import Settings, load_settings, skilldeck_home
 from skilldeck.errors import ConfigError
@@ -32,9 +38,10 @@ def discover_registry(
 ) -> SkillRegistry:
     """The registry ``--root``/``--no-defaults`` describe, with settings ``overrides``."""
     check_roots(roots, no_defaults)
-    return SkillRegistry.discover(
-        settings_from_cli(**overrides), roots=list(roots or ()), no_defaults=no_defaults
-    )
+    # --no-defaults reads no workspace skill root: no warning that they are ignored
+    with skill_roots_unread() if no_defaults else contextlib.nullcontext():
+        settings = settings_from_cli(**overrides)
+    return SkillRegistry.discover(settings, roots=list(roots or ()), no_defaults=no_defaults)
 
 
 def offer_trust(workspace: Path) -> None:

@@ -17,11 +17,13 @@ anything but speed. Output, exit codes and messages are those of
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from skilldeck import settings as settings_pkg
+from skilldeck._trust_text import skill_roots_unread
 from skilldeck.cli.skills.fast.fastio import (
     fail_line,
     guarded,
@@ -98,13 +100,17 @@ def root_problem(roots: list[Path], no_defaults: bool) -> str | None:
 def fast_registry(roots: list[Path], no_defaults: bool) -> SkillRegistry:
     """The registry discovered with the light settings view when the settings allow
     it (else the full pydantic settings, from the same layers, read once)."""
+    # --no-defaults reads no workspace skill root: no warning that they are ignored
+    with skill_roots_unread() if no_defaults else contextlib.nullcontext():
+        settings = _fast_settings()
+    return SkillRegistry.discover(settings, roots=roots, no_defaults=no_defaults)
+
+
+def _fast_settings() -> Settings:
     layers = read_layers()
     view = view_from_layers(layers, os.environ)
-    settings: Settings
     if view is not None:
         # the view answers every Settings attribute (from the same layers): the
         # registry's parameter is typed Settings, which it cannot subclass without pydantic
-        settings = cast("Settings", view)
-    else:
-        settings = settings_pkg.settings_from_layers(layers)
-    return SkillRegistry.discover(settings, roots=roots, no_defaults=no_defaults)
+        return cast("Settings", view)
+    return settings_pkg.settings_from_layers(layers)
