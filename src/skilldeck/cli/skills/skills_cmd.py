@@ -27,7 +27,9 @@ from skilldeck.cli.common import (
 )
 from skilldeck.cli.skills.fast.fastio import write_json_rows, write_scan_problems
 from skilldeck.cli.workspace import discover_registry
+from skilldeck.config import skilldeck_home
 from skilldeck.skills.format import new_skill
+from skilldeck.trust import WORKSPACE_SKILL_ROOTS, assess_workspace
 
 if TYPE_CHECKING:
     from skilldeck.skills.model.diagnostics import Diagnostic
@@ -236,4 +238,9 @@ def new(
     parent = directory if directory is not None else Path(".skilldeck") / "skills"
     folder = new_skill(name, kind=kind.value, directory=parent)
     typer.echo(f"Created {kind.value} skill {name} in {folder}")
-    typer.echo(f"Next: edit {folder / 'SKILL.md'}, then `skilldeck skills validate {folder}`.")
+    typer.echo("Next: edit its SKILL.md and evals/trigger_evals.json, then run")
+    typer.echo(f"  skilldeck skills validate {folder}\n  skilldeck skills eval {folder}")
+    if directory is None and not assess_workspace(Path.cwd(), skilldeck_home()).accepts(
+        WORKSPACE_SKILL_ROOTS[0]
+    ):  # validate and eval take the folder as it is; agents need the folder trusted
+        typer.echo(f"Agents use {parent} once you trust this folder: `skilldeck trust`.")
