@@ -84,6 +84,12 @@ def test_check_reports_a_deleted_skill_and_update_force_restores_it(tmp_path: Pa
     as_json = skilldeck("skills", "check", "--json", cwd=ws)
     assert as_json.returncode == 1 and json.loads(as_json.stdout)[0]["state"] == "missing"
 
+    verify = skilldeck("skills", "verify", cwd=ws, env=NARROW)
+    assert verify.returncode == 1
+    assert verify.stdout.startswith("MISSING report-writer (workspace)\n  "), verify.stdout
+    assert "  restore it: `skilldeck skills update --force report-writer`" in verify.stdout
+    assert all(line.startswith("  ") for line in verify.stdout.splitlines()[1:])
+
     restored = skilldeck("skills", "update", "--force", "report-writer", cwd=ws, env=NARROW)
     assert restored.returncode == 0, restored.stdout + restored.stderr
     assert "updated report-writer" in restored.stdout and (folder / "SKILL.md").is_file()

@@ -11,12 +11,15 @@ import contextlib
 import os
 import sys
 import tempfile
+import textwrap
 from collections.abc import Iterator
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.console import Console
+from rich.text import Text
 
 from skilldeck.cli.common import (
     JsonOption,
@@ -37,7 +40,7 @@ from skilldeck.skills.sources import FetchOptions, install_from
 
 if TYPE_CHECKING:
     from skilldeck.skills.packaging import InstalledSkill
-    from skilldeck.skills.packaging.lockfile import Scope
+    from skilldeck.skills.packaging.lockfile import LockEntry, Scope, VerifyProblem
     from skilldeck.skills.sources import Reporter
 
 
@@ -301,23 +304,55 @@ def verify_cmd(
             }
         )
     else:
-        console = stdout_console()
-        by_skill: dict[tuple[str, str], list[str]] = {}
-        for p in problems:
-            by_skill.setdefault((p.scope, p.name), []).append(p.message)
-        for s, entry in checked:
-            details = by_skill.pop((s, entry.name), [])
-            mark = "[red]CHANGED[/]" if details else "[green]ok[/]"
-            console.print(f"{mark} {entry.name} ({s})", highlight=False)
-            for message in details:  # right under their skill's line
-                console.print(f"  {message}", highlight=False)
-        for (where, name), details in by_skill.items():  # not listed (none expected)
-            for message in details:
-                console.print(f"  {name} ({where}): {message}", highlight=False)
-        if not checked:
-            console.print("No installed skills recorded in skills.lock.")
+        _print_verified(checked, problems)
     if problems:
         raise typer.Exit(1)
+
+
+def _print_verified(checked: list[tuple[Scope, LockEntry]], problems: list[VerifyProblem]) -> None:
+    """A line per installed skill — ok, CHANGED, or MISSING with how to restore it —
+    and its problems right under it."""
+    console = stdout_console()
+    by_skill: dict[tuple[str, str], list[VerifyProblem]] = {}
+    for p in problems:
+        by_skill.setdefault((p.scope, p.name), []).append(p)
+    for s, entry in checked:
+        found = by_skill.pop((s, entry.name), [])
+        gone = any(p.kind == "missing-skill" for p in found)
+        mark = "[red]MISSING[/]" if gone else "[red]CHANGED[/]" if found else "[green]ok[/]"
+        console.print(f"{mark} {entry.name} ({s})", highlight=False)
+        for p in found:  # right under their skill's line
+            print_detail(console, p.message)
+        if gone:
+            print_detail(console, _how_to_restore(s, entry))
+    for (where, name), found in by_skill.items():  # not listed (none expected)
+        for p in found:
+            print_detail(console, f"{name} ({where}): {p.message}")
+    if not checked:
+        console.print("No installed skills recorded in skills.lock.")
+
+
+def _how_to_restore(scope: Scope, entry: LockEntry) -> str:
+    scoped = " --scope user" if scope == "user" else ""
+    if entry.kind == "local":
+        return f"reinstall it: `skilldeck skills install {entry.source}{scoped} --force`"
+    return f"restore it: `skilldeck skills update --force {entry.name}{scoped}`"
+
+
+def print_detail(console: Console, message: str) -> None:
+    """A line under a skill's line, indented also where it wraps (at 80 columns a
+    command in it would otherwise continue at the left margin); plain text, so a
+    bracket in a path or URL is not read as markup."""
+    indent = "  "
+    text = textwrap.fill(
+        message,
+        width=max(console.width, 40),
+        initial_indent=indent,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    console.print(Text(text), soft_wrap=True)
 
 
 def uninstall_cmd(

@@ -9,15 +9,12 @@ unreachable source) and says why for each.
 
 from __future__ import annotations
 
-import textwrap
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from skilldeck.cli.common import JsonOption, print_json, stdout_console
-from skilldeck.cli.skills.skills_pkg_cmd import ScopeChoice, cli_reporter
+from skilldeck.cli.skills.skills_pkg_cmd import ScopeChoice, cli_reporter, print_detail
 from skilldeck.cli.workspace import settings_from_cli
 from skilldeck.skills.sources import FetchOptions, check_updates, pin, update
 
@@ -92,23 +89,7 @@ def _print_statuses(statuses: list[UpdateStatus]) -> None:
         if s.state in ("outdated", "moved"):
             console.print(f"  {_short(s.installed)} → {_short(s.available)}", highlight=False)
         if s.message and s.state != "local":
-            _detail(console, s.message)
-
-
-def _detail(console: Console, message: str) -> None:
-    """A line under a skill's line, indented also where it wraps (at 80 columns a
-    command in it would otherwise continue at the left margin); plain text, so a
-    bracket in a source URL is not read as markup."""
-    indent = "  "
-    text = textwrap.fill(
-        message,
-        width=max(console.width, 40),
-        initial_indent=indent,
-        subsequent_indent=indent,
-        break_long_words=False,
-        break_on_hyphens=False,
-    )
-    console.print(Text(text), soft_wrap=True)
+            print_detail(console, s.message)
 
 
 def _short(value: str | None) -> str:
@@ -163,7 +144,7 @@ def _print_results(results: list[UpdateResult]) -> None:
         else:
             mark = "[cyan]pinned[/]" if r.outcome == "pinned" else "[red]refused[/]"
             console.print(f"{mark} {r.name} ({r.scope})", highlight=False)
-            _detail(console, r.message)
+            print_detail(console, r.message)
 
 
 def pin_cmd(

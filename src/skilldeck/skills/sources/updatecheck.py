@@ -182,7 +182,7 @@ def _how_to_restore(folder: Path, scope: Scope, entry: LockEntry) -> str:
         restore = f"reinstall it with `skilldeck skills install {entry.source}{scoped} --force`"
     else:
         restore = f"restore it with `skilldeck skills update --force {entry.name}{scoped}`"
-    forget = f"`skilldeck skills uninstall {entry.name}{scoped}` forgets it"
+    forget = f"forget it with `skilldeck skills uninstall {entry.name}{scoped}`"
     return f"{folder} was deleted; {restore}, or {forget}"
 
 
