@@ -117,9 +117,9 @@ DATA_PROFILER = (
 REPRO = "give me min, max, mean and median of every numeric column in measurements.csv"
 
 
-def top_skill(query: str, *roots: str, cwd: Path) -> str:
+def top_skill(query: str, *roots: str, cwd: Path, flags: tuple[str, ...] = ()) -> str:
     extra = [arg for root in roots for arg in ("--root", root)]
-    done = run("skills", "match", query, "--top", "1", "--json", *extra, cwd=cwd)
+    done = run("skills", "match", query, "--top", "1", "--json", *extra, *flags, cwd=cwd)
     assert done.returncode == 0, done.stderr
     return str(json.loads(done.stdout)[0]["name"])
 
@@ -146,3 +146,8 @@ def test_coexist_loses_what_skills_match_says_is_lost(
     lost = [r["query"] for r in data["lost"] if r["skill"] == "csv-profile"]
     assert lost == expected
     assert all(r["taken_by"] == "data-profiler" for r in data["lost"] if r["query"] == REPRO)
+
+    # --lexical ranks by words only, as `skills match --lexical` does: csv-profile keeps it
+    assert top_skill(REPRO, "ns/data-profiler", cwd=work, flags=("--lexical",)) == "csv-profile"
+    lexical = json.loads(run(*args, "--lexical", cwd=work).stdout)
+    assert REPRO not in [r["query"] for r in lexical["lost"]]

@@ -66,23 +66,37 @@ class EvalCatalog:
     as_if_enabled: list[str] = field(default_factory=list)
     #: named skills found in a workspace root discovery ignores (not trusted yet)
     untrusted_named: list[Path] = field(default_factory=list)
+    #: ``skills`` settings given on the command line (``--lexical``), kept by every
+    #: catalog derived from this one
+    skills_overrides: dict[str, Any] = field(default_factory=dict)
+
+    def discover(self, roots: list[Path], *, disabled: list[str]) -> SkillRegistry:
+        """A registry discovered like this one, from ``roots``, with ``disabled``."""
+        overrides = {**self.skills_overrides, "disabled": disabled}
+        return discover_registry(roots, self.no_defaults, skills=overrides)
 
 
-def catalog(targets: list[str], roots: list[Path], no_defaults: bool) -> EvalCatalog:
+def catalog(
+    targets: list[str], roots: list[Path], no_defaults: bool, *, embeddings: bool | None = None
+) -> EvalCatalog:
     """The catalog to evaluate in (see the module docstring): the target folders join
     it, a NAME only an ignored workspace root holds joins by its folder, and the
-    disabled skills the targets name are held as if enabled."""
+    disabled skills the targets name are held as if enabled. ``embeddings`` (None:
+    the settings' ``skills.match_embeddings``) turns the fused ranking on or off."""
+    own = {} if embeddings is None else {"match_embeddings": embeddings}
     skill_dirs = [Path(t) for t in targets if Path(t).is_dir()]
-    registry = discover_registry([*skill_dirs, *roots], no_defaults)
-    untrusted = _untrusted_named(registry, targets)
+    registry = discover_registry([*skill_dirs, *roots], no_defaults, skills=own)
+    # --no-defaults reads no workspace root: a NAME is then never looked up there
+    untrusted = [] if no_defaults else _untrusted_named(registry, targets)
     all_roots = [*skill_dirs, *untrusted, *roots]
+    current = EvalCatalog(registry, all_roots, no_defaults, [], untrusted, own)
     if untrusted:
-        registry = discover_registry(all_roots, no_defaults)
+        registry = current.discover(all_roots, disabled=registry.settings.skills.disabled)
     as_if_enabled = disabled_targets(registry, targets)
     if as_if_enabled:  # the catalog once the author enables their skill
         disabled = [n for n in registry.settings.skills.disabled if n not in as_if_enabled]
-        registry = discover_registry(all_roots, no_defaults, skills={"disabled": disabled})
-    return EvalCatalog(registry, all_roots, no_defaults, as_if_enabled, untrusted)
+        registry = current.discover(all_roots, disabled=disabled)
+    return EvalCatalog(registry, all_roots, no_defaults, as_if_enabled, untrusted, own)
 
 
 def _untrusted_named(registry: SkillRegistry, targets: list[str]) -> list[Path]:
@@ -255,9 +269,7 @@ def with_new_skill(current: EvalCatalog, folder: Path) -> NewSkill:
     name = skill_in(alone, folder).name
     disabled = current.registry.settings.skills.disabled
     kept = [n for n in disabled if n != name]
-    after = discover_registry(
-        [folder, *current.roots], current.no_defaults, skills={"disabled": kept}
-    )
+    after = current.discover([folder, *current.roots], disabled=kept)
     return NewSkill(after, after.get(name), was_disabled=name in disabled)
 
 

@@ -60,6 +60,14 @@ SMALL_CATALOG = 50
 #: the threshold that note suggests (no note when the one used is already this low)
 LOW_THRESHOLD = 0.1
 
+EmbeddingsOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--embeddings/--lexical",
+        help="Rank with static embeddings fused in (the default: skills.match_embeddings), "
+        "or by words only.",
+    ),
+]
 TargetsArg = Annotated[
     list[str] | None,
     typer.Argument(help="Skill folders, eval or suite files, or skill names (default: all)."),
@@ -97,11 +105,12 @@ def eval_(
     root: RootOption = None,
     no_defaults: NoDefaultsOption = False,
     json_: JsonOption = False,
+    embeddings: EmbeddingsOption = None,
 ) -> None:
     """Run trigger evals: does each skill get picked for its requests, and only those?"""
     if coexist is not None and not coexist.is_dir():
         fail(f"--coexist {coexist}: not a folder (give the new skill's folder).", code=2)
-    current = catalog(targets or [], root or [], no_defaults)
+    current = catalog(targets or [], root or [], no_defaults, embeddings=embeddings)
     registry, as_if_enabled = current.registry, current.as_if_enabled
     cases = collect_cases(registry, targets or [], allow_missing=coexist is not None)
     limit = registry.settings.skills.hints.threshold if threshold is None else threshold

@@ -154,14 +154,15 @@ def test_a_folder_without_a_skill_says_so(root: Path, tmp_path: Path) -> None:
 
 
 def test_a_name_in_an_untrusted_workspace_root_joins_with_a_note(
-    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    root: Path, tmp_path: Path, untrusted_workspaces: None
 ) -> None:
-    monkeypatch.delenv("SKILLDECK_TRUST_WORKSPACE", raising=False)
     own = write(tmp_path / ".skilldeck" / "skills", "my-skill", "Tidy up CSV headers.")
     with pytest.warns(ConfigWarning, match="not trusted"):
-        current = catalog(["my-skill"], [root], True)
+        current = catalog(["my-skill"], [root], False)
     assert current.untrusted_named == [own]
     assert current.registry.get("my-skill").folder == own
+    # --no-defaults reads no workspace root, so a name is not looked up there either
+    assert catalog(["my-skill"], [root], True).untrusted_named == []
     assert ignored_workspace_skill(current.registry.settings, "../skills/my-skill") is None
 
 
