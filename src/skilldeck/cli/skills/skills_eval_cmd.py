@@ -20,7 +20,10 @@ What is ranked is what an agent here would see: the enabled skills, a request go
 only to one an agent can use (never a disabled or unavailable skill, never one with
 ``disable-model-invocation``); the evals of skills it could not pick are listed as
 not run, with the reason. A disabled skill you name (PATH or NAME: your own skill) is
-evaluated as if enabled, and the report says so.
+evaluated as if enabled, and the report says so; so is a NAME found only in a
+workspace skill root not trusted yet (``skills new``'s folder). Ranking is the
+agent's (embeddings fused in unless off; ``--lexical`` / ``--embeddings`` choose).
+Which catalog, which cases and ``--coexist``'s two catalogs: :mod:`.skills_eval_catalog`.
 """
 
 from __future__ import annotations
