@@ -63,7 +63,9 @@ def test_the_readme_flow_works_in_a_fresh_folder(fresh: Path) -> None:
         .startswith("error: 1 skill(s) under --min-rate 80%: my-skill")
     )
     assert "evaluated because you named it" in template.stdout
-    assert "`skilldeck trust " in template.stdout
+    lines = template.stdout.splitlines()
+    command = [line for line in lines if line.startswith("  skilldeck trust /")]
+    assert command and max(len(line) for line in lines if line not in command) <= 80
 
     folder = fresh / ".skilldeck" / "skills" / "my-skill"
     (folder / "SKILL.md").write_text(RELEASE_NOTES, encoding="utf-8")

@@ -220,9 +220,9 @@ def untrusted_lines(folders: list[Path], workspace: Path) -> list[str]:
     for folder in folders:
         text = (
             f"{folder.name} ({folder}) is evaluated because you named it; agents here "
-            f"ignore it until you trust this folder: `skilldeck trust {workspace}`."
+            "ignore it until you trust this folder:"
         )
-        lines += ["", *textwrap.wrap(text, width=78, subsequent_indent="  ")]
+        lines += ["", *textwrap.wrap(text, width=78), f"  skilldeck trust {workspace}"]
     return lines
 
 
