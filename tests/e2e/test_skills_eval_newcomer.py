@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import REPO, skilldeck
+from cli_helpers import REPO, skilldeck, tool_call, write_script
 
 BUNDLED = REPO / "src" / "skilldeck" / "bundled" / "skills"
 RELEASE_NOTES = (
@@ -80,6 +80,29 @@ def test_the_readme_flow_works_in_a_fresh_folder(fresh: Path) -> None:
     # evaluating it trusted nothing: agents here still do not see it
     listed = run("skills", "list", "--json", cwd=fresh)
     assert "my-skill" not in {row["name"] for row in json.loads(listed.stdout)}
+
+
+def test_evaluating_a_skill_of_an_untrusted_folder_runs_none_of_it(fresh: Path) -> None:
+    folder = fresh / ".skilldeck" / "skills" / "my-skill"
+    (folder / "evals").mkdir(parents=True)
+    marker = fresh / "ran"
+    (folder / "SKILL.md").write_text(
+        RELEASE_NOTES.replace("# my-skill\n", f"# my-skill\n\n!`touch {marker}`\n"),
+        encoding="utf-8",
+    )
+    (folder / "evals" / "trigger_evals.json").write_text(json.dumps(RELEASE_EVALS[:1]))
+    calls = [
+        tool_call("c1", "Skill", skill="my-skill"),
+        tool_call("c2", "Bash", command=f"touch {marker}"),
+    ]
+    script = write_script(
+        fresh.parent / "model.jsonl", [{"for": "release notes", "tool_calls": calls}]
+    )
+    args = ("skills", "eval", "my-skill", "--model", f"scripted:{script}", "--runs", "1", "--json")
+    done = run(*args, cwd=fresh)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["cases"][0]["picks"] == ["my-skill"]
+    assert not marker.exists()  # neither its dynamic context nor the model's Bash call ran
 
 
 def test_an_unknown_name_says_what_to_give(fresh: Path) -> None:
