@@ -49,7 +49,7 @@ __all__ = [
     "ignored_workspace_skill",
     "ranked",
     "split_unpickable",
-    "with_new_skill",
+    "with_added_skill",
 ]
 
 
@@ -262,7 +262,7 @@ class NewSkill:
     was_disabled: bool
 
 
-def with_new_skill(current: EvalCatalog, folder: Path) -> NewSkill:
+def with_added_skill(current: EvalCatalog, folder: Path) -> NewSkill:
     """``current`` with the skill in ``folder`` added, first in precedence (so it
     replaces a skill of its name) and enabled whatever the config says."""
     alone = discover_registry([folder], True, skills={"disabled": []})

@@ -44,7 +44,7 @@ from skilldeck.cli.skills.skills_eval_catalog import (
     collect_cases,
     ranked,
     split_unpickable,
-    with_new_skill,
+    with_added_skill,
 )
 from skilldeck.integrations.trigger_probe import model_results, probe_agent
 from skilldeck.skills.registry import SkillRegistry
@@ -259,7 +259,7 @@ def _report_coexistence(
     *,
     json_: bool,
 ) -> None:
-    added = with_new_skill(current, folder)
+    added = with_added_skill(current, folder)
     result = compare_catalogs(
         ranked(current.registry),
         ranked(added.registry),

@@ -17,7 +17,7 @@ from skilldeck.cli.skills.skills_eval_catalog import (
     ignored_workspace_skill,
     ranked,
     split_unpickable,
-    with_new_skill,
+    with_added_skill,
 )
 from skilldeck.errors import ConfigWarning, SkillError
 from skilldeck.integrations.trigger_probe import probe_agent
@@ -108,7 +108,7 @@ def binder(tmp_path: Path) -> Path:
 
 def lost_to_binder(root: Path, binder: Path) -> list[tuple[str, str | None]]:
     current = catalog([], [root], True)
-    added = with_new_skill(current, binder)
+    added = with_added_skill(current, binder)
     cases = [TriggerCase("pdf-tools", "merge these PDF documents", True)]
     result = compare_catalogs(
         ranked(current.registry),
@@ -136,7 +136,7 @@ def test_a_new_skill_whose_name_is_disabled_is_added_as_if_enabled(
     root: Path, tmp_path: Path
 ) -> None:
     copy = write(tmp_path / "ns2", "mine", "Summarise meeting notes into action items.")
-    added = with_new_skill(catalog([], [root], True), copy)
+    added = with_added_skill(catalog([], [root], True), copy)
     assert added.was_disabled and added.skill.folder == copy
     assert added.registry.is_available(added.skill)
     assert "mine" not in added.registry.settings.skills.disabled
@@ -147,7 +147,7 @@ def test_a_folder_without_a_skill_says_so(root: Path, tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(SkillError, match=r"has no SKILL\.md"):
-        with_new_skill(catalog([], [root], True), empty)
+        with_added_skill(catalog([], [root], True), empty)
 
 
 # ---- a NAME only an untrusted workspace root holds -------------------------------------
