@@ -50,6 +50,7 @@ from bench.routing.systems import (
     BM25FullText,
     BM25NameDescription,
     KeywordOverlap,
+    PreviousDefault,
     Ranker,
     Skilldeck,
     WithoutNameEvidence,
@@ -149,8 +150,9 @@ def _query_counts(queries: list[Any]) -> dict[str, int]:
 def _rankers(skills: list[Any], *, embeddings: bool) -> tuple[list[Ranker], dict[str, float]]:
     """Every system, built in this run. ``skilldeck`` is what a user gets by default
     (BM25F fused with embeddings and name evidence; without embeddings, with
-    ``--no-embeddings``), ``skilldeck-no-names`` the fused router without name
-    evidence (the default before it), ``skilldeck-lexical`` the router by words only."""
+    ``--no-embeddings``), ``skilldeck-no-brands`` the default before brand evidence
+    (no brands, non-English requests by words alone), ``skilldeck-no-names`` the fused
+    router without name evidence, ``skilldeck-lexical`` the router by words only."""
     build: dict[str, float] = {}
     rankers: list[Ranker] = []
     lexical = partial(Skilldeck.build, name="skilldeck-lexical" if embeddings else "skilldeck")
@@ -168,8 +170,9 @@ def _rankers(skills: list[Any], *, embeddings: bool) -> tuple[list[Ranker], dict
         fused.rank("warm up: embeds every skill once", 1)
         build[fused.name] = _since(started)
         rankers.insert(0, fused)
-        rankers.insert(1, WithoutNameEvidence(fused))
-        build["skilldeck-no-names"] = build[fused.name]
+        rankers.insert(1, PreviousDefault(fused))
+        rankers.insert(2, WithoutNameEvidence(fused))
+        build["skilldeck-no-brands"] = build["skilldeck-no-names"] = build[fused.name]
     return rankers, build
 
 

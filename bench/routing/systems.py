@@ -159,6 +159,38 @@ class WithoutNameEvidence:
             _name_words.NAME_EVIDENCE_SCALE = scale
 
 
+class PreviousDefault:
+    """The fused default before brand evidence (stop 25): no brand evidence, and
+    non-English requests — by the old test, which missed Cyrillic and Greek — ranked
+    by words alone, so a change and its baseline run in the same process."""
+
+    def __init__(self, ranker: Skilldeck, *, name: str = "skilldeck-no-brands") -> None:
+        self.ranker = ranker
+        self.name = name
+
+    def rank(self, query: str, k: int) -> list[tuple[Skill, float]]:
+        from skilldeck.skills.routing import _name_words
+        from skilldeck.skills.routing._embeddings import top_indices
+        from skilldeck.skills.routing.multilingual import _lexicon
+        from skilldeck.skills.routing.tokenize import fold
+
+        folded = fold(query).lower()
+        old_foreign = _lexicon._has_cjk(folded) or any(
+            w in _lexicon._FOREIGN_MARKERS for w in _lexicon._WORD_RE.findall(folded)
+        )
+        matcher = self.ranker.matcher
+        scores = matcher.scores(query)
+        if old_foreign:
+            return [(matcher.skills[i], float(scores[i])) for i in top_indices(scores, k)]
+        brand = _name_words.BRAND_EVIDENCE
+        _name_words.BRAND_EVIDENCE = 0.0
+        try:
+            found = matcher._rank_with_embeddings(query, scores, k)
+        finally:
+            _name_words.BRAND_EVIDENCE = brand
+        return [(m.skill, m.score) for m in found]
+
+
 class NoDictionary:
     """No dictionary data: the matcher falls back to its hand-written lexicon."""
 

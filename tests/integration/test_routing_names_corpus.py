@@ -37,6 +37,12 @@ def matcher(tmp_path_factory: pytest.TempPathFactory) -> SkillMatcher:
             "Add these 40 prospects to the 'Q1 fintech' campaign in PersistIQ",
             "persistiq-automation",
         ),
+        # brands of common words, written as names (not rare: brand evidence)
+        ("log 2.5 hours in Timely against the Acme redesign project", "timely-automation"),
+        ("In my Google Drive, move every PDF in 'Invoices' into 'Paid'", "googledrive-automation"),
+        # non-English: the rare name word is the semantic half (no cosine)
+        ("Leg bitte in sevDesk eine Rechnung für die Müller GmbH an", "sevdesk-automation"),
+        ("Найди ИНН и КПП компании по названию через DaData", "dadata-ru-automation"),
     ],
 )
 def test_a_named_product_ranks_its_wrapper_first(
@@ -53,6 +59,8 @@ def test_a_named_product_ranks_its_wrapper_first(
         "sharpen the needle on my record player",
         "count to twelve in German",
         "I'm keen to learn the guitar",
+        "remind me on Monday to call the dentist",
+        "we had a happy time at the Parallel park last May",
     ],
 )
 def test_everyday_words_that_name_products_are_not_hinted(

@@ -42,7 +42,7 @@ from skilldeck.skills.routing._basics import (
     identity,
     index_path,
 )
-from skilldeck.skills.routing._name_words import name_evidence, name_tokens
+from skilldeck.skills.routing._name_words import brand_keys, name_evidence, name_tokens
 from skilldeck.skills.routing._wordllama import query_vector, read_vectors
 from skilldeck.skills.routing.multilingual import dictionary_for, looks_foreign, tokenize_query
 from skilldeck.skills.routing.tokenize import fold
@@ -166,7 +166,7 @@ class WarmIndex:
         return {row: score for row, score in zip(rows, scores, strict=True) if score > 0}
 
     def name_evidence(
-        self, query: str, tokens: Sequence[str], skills: Sequence[Skill]
+        self, query: str, tokens: Sequence[str], skills: Sequence[Skill], *, brands: bool
     ) -> dict[int, float]:
         """:meth:`.match.SkillMatcher._name_evidence` from the file's views."""
 
@@ -179,7 +179,12 @@ class WarmIndex:
         def words(row: int) -> frozenset[str]:
             return frozenset(name_tokens(skills[row]))
 
-        return name_evidence(query, tokens, self.n_docs, lookup, words)
+        def by_brand(row: int) -> frozenset[str]:
+            return brand_keys(skills[row])
+
+        return name_evidence(
+            query, tokens, self.n_docs, lookup, words, by_brand if brands else None
+        )
 
 
 def embeddings_on(settings: Settings) -> bool:
@@ -221,6 +226,11 @@ def _top(scores: dict[int, float], k: int) -> list[int]:
 FUSION_WEIGHT: float | None = 0.4
 
 
+def _fuse(lexical: float, semantic: float) -> float:
+    assert FUSION_WEIGHT is not None
+    return (1 - FUSION_WEIGHT) * lexical + FUSION_WEIGHT * semantic
+
+
 def warm_rank_embedded(registry: WarmRegistry, query: str, *, k: int) -> list[Match] | None:
     """:func:`warm_rank` with embeddings on, still without numpy (importing it costs
     more than the rest of a warm ``skills match``: ``python -m bench startup``): the
@@ -243,21 +253,25 @@ def warm_rank_embedded(registry: WarmRegistry, query: str, *, k: int) -> list[Ma
         return None
     tokens = tokenize_query(query, dictionary_for(path.parent))
     lexical = index.positive_scores(tokens)
-    if looks_foreign(fold(query).lower()):
-        return [Match(skills[i].name, lexical[i], skills[i]) for i in _top(lexical, k)]
+    foreign = looks_foreign(fold(query).lower())
+    floors = index.name_evidence(query, tokens, skills, brands=not foreign)
+    if foreign:  # as the matcher: its rare name words are the semantic half
+        named = {
+            row: _fuse(lexical.get(row, 0.0), floors.get(row, 0.0)) for row in {*lexical, *floors}
+        }
+        return [Match(skills[i].name, named[i], skills[i]) for i in _top(named, k)]
     vectors = read_vectors(path.with_name(path.stem + ".vectors.npy"), len(skills))
     wanted = query_vector(query, path.parent) if vectors is not None else None
     if vectors is None or wanted is None:
         return None
     width = len(wanted)
-    floors = index.name_evidence(query, tokens, skills)
     mixed: dict[int, float] = {}
     for row in range(len(skills)):
         cosine = sum(map(operator.mul, vectors[row * width : (row + 1) * width], wanted))
         if not -1.001 <= cosine <= 1.001:  # NaN or not unit rows: a damaged cache file
             return None  # the matcher checks the file and recomputes it
         cosine = max(min(max(cosine, 0.0), 1.0), floors.get(row, 0.0))
-        score = (1 - FUSION_WEIGHT) * lexical.get(row, 0.0) + FUSION_WEIGHT * cosine
+        score = _fuse(lexical.get(row, 0.0), cosine)
         if score > 0:
             mixed[row] = score
     return [Match(skills[i].name, mixed[i], skills[i]) for i in _top(mixed, k)]

@@ -66,7 +66,7 @@ from skilldeck.skills.routing._match_index import (
     split_fused_names,
     vector_path,
 )
-from skilldeck.skills.routing._name_words import name_evidence, name_tokens
+from skilldeck.skills.routing._name_words import brand_keys, name_evidence, name_tokens
 from skilldeck.skills.routing._warm import embeddings_on
 from skilldeck.skills.routing.multilingual import (
     Translator,
@@ -137,6 +137,7 @@ class SkillMatcher:
         self._vectors: F32 | None = None
         self._dictionary = dictionary
         self._name_word_memo: dict[int, frozenset[str]] = {}
+        self._brand_memo: dict[int, frozenset[str]] = {}
 
     # ---- construction ------------------------------------------------------------
 
@@ -239,7 +240,9 @@ class SkillMatcher:
         if k <= 0 or not self.skills:
             return []
         scores = self.scores(query)
-        if self._embedder is not None and not looks_foreign(fold(query).lower()):
+        if self._embedder is not None and looks_foreign(fold(query).lower()):
+            return self._rank_with_names(query, scores, k)
+        if self._embedder is not None:
             return self._rank_with_embeddings(query, scores, k)
         return [
             Match(self.skills[i].name, float(scores[i]), self.skills[i])
@@ -266,7 +269,19 @@ class SkillMatcher:
         fused = reciprocal_rank_fusion([lexical, semantic])[:k]
         return [Match(self.skills[i].name, float(mean[i]), self.skills[i]) for i in fused]
 
-    def _name_evidence(self, query: str) -> dict[int, float]:
+    def _rank_with_names(self, query: str, scores: F32, k: int) -> list[Match]:
+        """A non-English request: the English embeddings cannot read it, so the
+        semantic half is its name evidence alone ("Leg in sevDesk eine Rechnung an")."""
+        semantic = np.zeros(len(self.skills), dtype=np.float32)
+        for row, evidence in self._name_evidence(query, brands=False).items():
+            semantic[row] = evidence
+        mixed, _ = fuse(scores, semantic)
+        return [
+            Match(self.skills[i].name, float(mixed[i]), self.skills[i])
+            for i in top_indices(mixed, k)
+        ]
+
+    def _name_evidence(self, query: str, *, brands: bool = True) -> dict[int, float]:
         """Row → how strongly the request names the skill by a rare word of its name
         (:mod:`._name_words`): a floor under its cosine."""
         index = self.index
@@ -279,13 +294,20 @@ class SkillMatcher:
             return float(index.idf[tid]), index.docs[start:end].tolist()
 
         tokens = tokenize_query(query, self._dictionary)
-        return name_evidence(query, tokens, index.n_docs, lookup, self._name_words)
+        by_brand = self._brands if brands else None
+        return name_evidence(query, tokens, index.n_docs, lookup, self._name_words, by_brand)
 
     def _name_words(self, row: int) -> frozenset[str]:
         words = self._name_word_memo.get(row)
         if words is None:
             words = self._name_word_memo[row] = frozenset(name_tokens(self.skills[row]))
         return words
+
+    def _brands(self, row: int) -> frozenset[str]:
+        keys = self._brand_memo.get(row)
+        if keys is None:
+            keys = self._brand_memo[row] = brand_keys(self.skills[row])
+        return keys
 
     def _skill_vectors(self, embedder: Embedder) -> F32:
         """Every skill's embedding: from the cache file next to the index when it has

@@ -43,8 +43,8 @@ CJK_RANGES = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 #: CJK Compatibility Ideographs. :func:`fold` (NFKD) maps all but twelve of them
 #: (U+FA0E, U+FA0F, U+FA11…, unified ideographs themselves) onto :data:`CJK_RANGES`.
 #: Only the tokeniser counts those twelve as CJK (bigrams); the multilingual checks
-#: read them as the letters of a word, so a request made of them alone is not
-#: "non-English". Kept apart, by name, because the two answers differ (tests pin both).
+#: read them as the letters of a word (non-English as any script past Latin is, but
+#: looked up whole). Kept apart, by name, because the two answers differ (tests pin both).
 CJK_COMPATIBILITY_RANGE = r"\uf900-\ufaff"
 #: Hiragana and the prolonged sound mark (ー): a CJK piece made only of these is
 #: Japanese grammar (particles, endings), never a dictionary headword worth looking up.

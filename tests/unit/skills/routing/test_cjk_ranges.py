@@ -74,7 +74,7 @@ def test_tokeniser_bigrams_surviving_compatibility_ideographs_as_cjk() -> None:
 
 def test_multilingual_checks_read_them_as_a_word_not_as_cjk() -> None:
     text = "\ufa0e\ufa0f\ufa11"
-    assert not looks_foreign(text)  # the tokeniser's CJK, but no non-English signal
+    assert looks_foreign(text)  # not as CJK: as letters of a script other than Latin
     assert looks_foreign("\u8c48\u66f4")  # what folding makes of U+F900 U+F901
     words = Recording()
     assert words.translate(text) == []

@@ -36,6 +36,8 @@ QUERIES = [
     "the compiler is yelling about lifetimes",
     "commit message",
     "the team chats in Slack all day",  # a rare name word written as a name: evidence
+    "make one with Slack Gif for the launch",  # a whole brand written as a name
+    "Сделай анимированный GIF для Slack",  # another script: name evidence, no cosine
     "Tabellen aus einer PDF-Datei extrahieren",
     "kangaroo",
 ]

@@ -265,14 +265,27 @@ def _has_cjk(text: str) -> bool:
     return not text.isascii() and _cjk_re().search(text) is not None
 
 
+def _has_other_script(text: str) -> bool:
+    """Whether a quarter or more of the letters of ``text`` (accent-folded) are past
+    the Latin blocks (from Greek, U+0370, on): "Нужна векторная база" is not English
+    however few of its words a function-word list knows; "the β of each stock" is."""
+    if text.isascii():
+        return False
+    letters = [c for c in text if c.isalpha()]
+    other = sum(c >= "\u0370" for c in letters)
+    return other > 0 and 4 * other >= len(letters)
+
+
 @lru_cache(maxsize=1)
 def _cjk_re() -> re.Pattern[str]:
     return re.compile(_CJK_PATTERN)
 
 
 def looks_foreign(folded_lower: str) -> bool:
-    """True when the text has CJK characters or foreign function words."""
-    if _has_cjk(folded_lower):
+    """True when the text has CJK characters, letters of a script other than Latin
+    (Cyrillic, Greek, Arabic…: the English embeddings cannot read them), or foreign
+    function words."""
+    if _has_cjk(folded_lower) or _has_other_script(folded_lower):
         return True
     return any(w in _FOREIGN_MARKERS for w in _WORD_RE.findall(folded_lower))
 
