@@ -15,7 +15,7 @@ _BENCH_ROUTING = Path(__file__).resolve().parents[2] / "bench" / "routing"
 
 
 @pytest.mark.parametrize(
-    "split", ["dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"]
+    "split", ["dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6"]
 )
 def test_split_shape(split: str) -> None:
     queries = load_split(split)
@@ -30,7 +30,9 @@ def test_split_shape(split: str) -> None:
     assert len(foreign) >= 5  # several languages, not one
 
 
-@pytest.mark.parametrize("split", ["heldout", "heldout2", "heldout3", "heldout4", "heldout5"])
+@pytest.mark.parametrize(
+    "split", ["heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6"]
+)
 def test_heldout_skills_are_not_in_the_dev_split(split: str) -> None:
     dev_names = {name for q in load_split("dev") for name in q.expected}
     for q in load_split(split):
@@ -61,6 +63,7 @@ def test_heldout2_is_the_larger_blind_split() -> None:
         ("heldout3", ("dev", "heldout", "heldout2")),
         ("heldout4", ("dev", "heldout", "heldout2", "heldout3")),
         ("heldout5", ("dev", "heldout", "heldout2", "heldout3", "heldout4")),
+        ("heldout6", ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")),
     ],
 )
 def test_the_blind_splits_share_nothing_with_the_earlier_ones(
@@ -68,7 +71,7 @@ def test_the_blind_splits_share_nothing_with_the_earlier_ones(
 ) -> None:
     """heldout3 (two writers, blind, after the third round of method work) and
     heldout4 and heldout5 (two more each, after the name-evidence change was frozen)
-    have the hidden
+    and heldout6 (two more, after brand evidence was frozen) have the hidden
     set's mix — six tenths direct English, three tenths indirect, a tenth
     non-English, plus no-skill requests — and neither their source skills nor their
     answers are named in any answer set of an earlier split or the old dev set."""
@@ -106,7 +109,7 @@ def test_wilson_interval() -> None:
 
 @pytest.mark.corpus
 @pytest.mark.parametrize(
-    "split", ["dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"]
+    "split", ["dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6"]
 )
 def test_every_expected_answer_is_a_skill_of_the_corpus(corpus: Path, split: str) -> None:
     from bench.routing.corpus import load_corpus
