@@ -141,8 +141,8 @@ class Skilldeck:
 
 
 class WithoutNameEvidence:
-    """A ranker with the name evidence of :mod:`skilldeck.skills.routing._name_words`
-    turned off while it ranks: the fused default as it was before that change."""
+    """A ranker with all the name evidence of :mod:`skilldeck.skills.routing._name_words`
+    (rare words and brands) turned off while it ranks."""
 
     def __init__(self, ranker: Skilldeck, *, name: str = "skilldeck-no-names") -> None:
         self.ranker = ranker
@@ -151,12 +151,12 @@ class WithoutNameEvidence:
     def rank(self, query: str, k: int) -> list[tuple[Skill, float]]:
         from skilldeck.skills.routing import _name_words
 
-        scale = _name_words.NAME_EVIDENCE_SCALE
-        _name_words.NAME_EVIDENCE_SCALE = 0.0
+        scale, brand = _name_words.NAME_EVIDENCE_SCALE, _name_words.BRAND_EVIDENCE
+        _name_words.NAME_EVIDENCE_SCALE = _name_words.BRAND_EVIDENCE = 0.0
         try:
             return self.ranker.rank(query, k)
         finally:
-            _name_words.NAME_EVIDENCE_SCALE = scale
+            _name_words.NAME_EVIDENCE_SCALE, _name_words.BRAND_EVIDENCE = scale, brand
 
 
 class PreviousDefault:
