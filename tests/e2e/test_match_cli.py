@@ -99,3 +99,30 @@ def test_usage_errors(tmp_path: Path) -> None:
     assert out.returncode == 2 and "--root" in out.stderr
     out = skilldeck("skills", "match", "x", "--root", str(tmp_path / "missing"), cwd=tmp_path)
     assert out.returncode == 2 and "not a folder" in out.stderr
+
+
+def test_a_skill_this_machine_cannot_serve_is_ranked_and_marked(root: Path, tmp_path: Path) -> None:
+    """A gated skill still ranks (the request is about it), but the listing says why
+    an agent here would not offer it: `unavailable` in --json, a note in the table."""
+    (root / "pdf-tools" / "SKILL.md").write_text(
+        "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\n"
+        "requires-bins: [no-such-program-xyz]\n---\n\nUse pdfplumber.\n",
+        encoding="utf-8",
+    )
+    args = ("skills", "match", "pull the text out of a pdf", "--root", str(root), "--no-defaults")
+    rows = json.loads(skilldeck(*args, "--json", cwd=tmp_path).stdout)
+    assert rows[0]["name"] == "pdf-tools"
+    assert "no-such-program-xyz" in rows[0]["unavailable"]
+    assert all("unavailable" not in row for row in rows[1:])
+    env_width = {**os.environ, "COLUMNS": "80"}
+    table = subprocess.run(
+        [sys.executable, "-m", "skilldeck.cli.main", *args],
+        cwd=tmp_path,
+        env={**env_width, "SKILLDECK_HOME": str(tmp_path / "home"), "HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert table.returncode == 0, table.stderr
+    assert "(unavailable:" in table.stdout
+    assert all(len(line) <= 80 for line in table.stdout.splitlines())

@@ -110,9 +110,13 @@ def ranked_rows(registry: SkillRegistry, query: str, top: int) -> tuple[list[Row
     if matches is None:  # the facade imports the matcher (and numpy) only here
         _say_the_first_run_waits(len(registry.list()))
         matches = routing.SkillMatcher.for_registry(registry).rank(query, k=top)
-    rows: list[Row] = [
-        {"name": m.name, "path": str(m.skill.folder), "score": round(m.score, 4)} for m in matches
-    ]
+    rows: list[Row] = []
+    for m in matches:
+        row: Row = {"name": m.name, "path": str(m.skill.folder), "score": round(m.score, 4)}
+        reason = registry.why_unavailable(m.skill)
+        if reason is not None:  # ranked like the rest, but an agent here cannot use it
+            row["unavailable"] = reason
+        rows.append(row)
     return rows, [m.skill.description for m in matches]
 
 
@@ -149,6 +153,9 @@ def write_matches(rows: list[Row], descriptions: list[str], query: str, *, json_
         table.add_column("path", overflow="fold")
     for i, (row, description) in enumerate(zip(rows, descriptions, strict=True), start=1):
         short = description if len(description) <= 70 else description[:69] + "…"
+        reason = row.get("unavailable")
+        if reason is not None:  # said in full: it is why an agent here skips the skill
+            short = f"(unavailable: {reason}) {short}"
         cells = [str(i), str(row["name"]), f"{row['score']:.2f}", short]
         table.add_row(*cells, *([_home(Path(str(row["path"])))] if wide else []))
     console.print(table)
