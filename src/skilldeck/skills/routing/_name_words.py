@@ -29,17 +29,19 @@ flat over scales 4–10 and rarity cut-offs from 1 skill in 250 to 1 in 1,300. T
 rankers call :func:`name_evidence` (the matcher with numpy's arrays, the warm path
 with the cached file's views), so they rank alike.
 
-*Brands* came next (stop 26): a product named by common words — "log it in Timely",
-"my Google Drive", "with More Trees" — is not rare, yet the request names it. A
-skill whose whole brand (:func:`brand_keys`) the request writes as a name, in one
-to three consecutive words, gets :data:`BRAND_EVIDENCE`; the longest brand takes its
-words, and weekdays and months are not names. Non-English requests, which the
-English embeddings cannot read, get rare-word evidence as their whole semantic half
-(brands of common words are no signal there: every word is "not English"). Chosen
-on all six burned splits (464 answerable requests): top-1 0.735 → 0.769, top-3
-0.810 → 0.830, 16 requests gained and none lost, no no-skill request hinted,
-evidence 0.5–0.7 within two requests of each other; frozen before ``heldout6`` was
-measured (``skilldeck-no-brands`` in the bench is the default before it).
+*Brands* came next (stop 26): a product named by common words — "my Google Drive",
+"with More Trees", "On Cloudflare" — is not rare, yet the request names it. A skill
+whose whole brand (:func:`brand_keys`) the request spells as a name, in one to three
+consecutive words (:meth:`NamedInRequest.runs`), gets :data:`BRAND_EVIDENCE`; the
+longest brand takes its words, weekdays and months are not names, and one English
+word is no brand ("Remind me that Sage is coming over" names no ``sage-automation``).
+Non-English requests, which the English embeddings cannot read, get rare-word
+evidence as their whole semantic half (brands of common words are no signal there:
+every word is "not English"). On all six burned splits (464 answerable requests)
+top-1 went 0.735 → 0.761 and top-3 0.810 → 0.825 (12 gained, none lost), no
+no-skill request hinted;
+``skilldeck-no-brands`` in the bench is the default before it (docs/routing.md,
+"Fifth round").
 """
 
 from __future__ import annotations
@@ -169,6 +171,8 @@ def _brand_rows(
         if joined is not None:
             candidates = (candidates or set()) | set(joined[1])
         matched = {row for row in candidates or () if run.key in brands(row)}
+        if matched and len(run.words) == 1 and _is_english(run.words[0]):
+            continue  # "Tell Kit I'm late", "meet at Harvest": people and places too
         if matched:
             out |= matched
             taken.update(run.positions)
@@ -181,6 +185,7 @@ class Run(NamedTuple):
     key: str
     tokens: tuple[str, ...]
     positions: range
+    words: tuple[str, ...]
 
 
 class NamedInRequest:
@@ -198,23 +203,29 @@ class NamedInRequest:
         self._words: list[tuple[str, int, tuple[str, ...]]] | None = None
 
     def runs(self) -> list[Run]:
-        """Every run of one to :data:`BRAND_WORDS` consecutive words written as names
-        (its key as :func:`brand_keys` writes a brand)."""
-        named = [
-            (word, tokens) if self._named(word, start) else None
+        """Every run of one to :data:`BRAND_WORDS` consecutive words written like a
+        product's name — capitalised inside a sentence ("Google Drive"), or spelled
+        as no plain word is (a digit, a dot, an inner capital: "auth0", "remove.bg",
+        "sevDesk") — with its key as :func:`brand_keys` writes a brand. Decided from
+        the spelling alone: ranking a request never loads the English word list."""
+        spelled = [
+            (word, tokens) if self._spelled_as_name(word, start) else None
             for word, start, tokens in self._all_words()
         ]
         out: list[Run] = []
-        for first in range(len(named)):
-            for last in range(first, min(first + BRAND_WORDS, len(named))):
-                run = named[first : last + 1]
+        for first in range(len(spelled)):
+            for last in range(first, min(first + BRAND_WORDS, len(spelled))):
+                run = spelled[first : last + 1]
                 if any(w is None for w in run):
                     break
                 words = [w for w in run if w is not None]
                 key = "".join(_NON_ALNUM.sub("", fold(w).lower()) for w, _ in words)
                 tokens = tuple(t for _, ts in words for t in ts[:1])
-                out.append(Run(key, tokens, range(first, last + 1)))
+                out.append(Run(key, tokens, range(first, last + 1), tuple(w for w, _ in words)))
         return out
+
+    def _spelled_as_name(self, word: str, start: int) -> bool:
+        return _capitalised_inside(self._query, start, word) or _IDENTIFIER.search(word) is not None
 
     def _named(self, word: str, start: int) -> bool:
         return _capitalised_inside(self._query, start, word) or not _is_english(word)
@@ -239,6 +250,8 @@ class NamedInRequest:
 _WORD = re.compile(r"[^\W_]+(?:[-_.][^\W_]+)*")
 _PIECES = re.compile(r"[-_.]")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
+#: spelled as no plain word is: a digit, a dot or dash inside, a capital after a letter
+_IDENTIFIER = re.compile(r"\d|[^\W\d_][-_.][^\W_]|[a-z][A-Z]")
 #: capitalised by English grammar, not because they name something
 _CALENDAR = frozenset(
     [
