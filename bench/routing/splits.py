@@ -25,7 +25,16 @@ from bench.routing.metrics import Ranked, within
 from skilldeck.config import HintSettings
 
 HERE = Path(__file__).resolve().parent
-SPLIT_NAMES = ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
+SPLIT_NAMES = (
+    "dev",
+    "heldout",
+    "heldout2",
+    "heldout3",
+    "heldout4",
+    "heldout5",
+    "heldout6",
+    "heldout7",
+)
 SPLITS = {name: HERE / f"{name}.jsonl" for name in SPLIT_NAMES}
 Z95 = 1.959964
 

@@ -15,7 +15,8 @@ _BENCH_ROUTING = Path(__file__).resolve().parents[2] / "bench" / "routing"
 
 
 @pytest.mark.parametrize(
-    "split", ["dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6"]
+    "split",
+    ["dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7"],
 )
 def test_split_shape(split: str) -> None:
     queries = load_split(split)
@@ -31,7 +32,7 @@ def test_split_shape(split: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "split", ["heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6"]
+    "split", ["heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7"]
 )
 def test_heldout_skills_are_not_in_the_dev_split(split: str) -> None:
     dev_names = {name for q in load_split("dev") for name in q.expected}
@@ -64,6 +65,10 @@ def test_heldout2_is_the_larger_blind_split() -> None:
         ("heldout4", ("dev", "heldout", "heldout2", "heldout3")),
         ("heldout5", ("dev", "heldout", "heldout2", "heldout3", "heldout4")),
         ("heldout6", ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")),
+        (
+            "heldout7",
+            ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6"),
+        ),
     ],
 )
 def test_the_blind_splits_share_nothing_with_the_earlier_ones(
@@ -71,7 +76,8 @@ def test_the_blind_splits_share_nothing_with_the_earlier_ones(
 ) -> None:
     """heldout3 (two writers, blind, after the third round of method work) and
     heldout4 and heldout5 (two more each, after the name-evidence change was frozen)
-    and heldout6 (two more, after brand evidence was frozen) have the hidden
+    and heldout6 (two more, after brand evidence was frozen) and heldout7 (four
+    writers, 220 requests, after its revision was frozen) have the hidden
     set's mix — six tenths direct English, three tenths indirect, a tenth
     non-English, plus no-skill requests — and neither their source skills nor their
     answers are named in any answer set of an earlier split or the old dev set."""
@@ -109,7 +115,8 @@ def test_wilson_interval() -> None:
 
 @pytest.mark.corpus
 @pytest.mark.parametrize(
-    "split", ["dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6"]
+    "split",
+    ["dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7"],
 )
 def test_every_expected_answer_is_a_skill_of_the_corpus(corpus: Path, split: str) -> None:
     from bench.routing.corpus import load_corpus
