@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cli_helpers import skilldeck
+from cli_helpers import skilldeck, write_script
 
 from source_fixtures import git_repo, serve
 
@@ -120,4 +120,31 @@ def test_no_defaults_does_not_warn_about_skill_roots_it_would_not_read(
     (ws / ".skilldeck" / "config.toml").write_text("[skills]\n", encoding="utf-8")
     config = skilldeck(*listing, "--root", str(mine), "--no-defaults", cwd=ws)
     assert ".skilldeck/config.toml is ignored" in config.stderr  # still read, still ignored
+    assert ".skilldeck/skills" not in config.stderr
+
+
+@pytest.mark.usefixtures("untrusted_workspaces")
+@pytest.mark.parametrize("command", ["run", "chat"])
+def test_no_defaults_agents_do_not_warn_about_skill_roots_either(
+    tmp_path: Path, command: str
+) -> None:
+    """``run``/``chat --no-defaults`` read no workspace skill folder, so the
+    untrusted-folder warning names only what they would have read (its config)."""
+    ws = tmp_path / "ws"
+    one_file_skill(ws / ".skilldeck" / "skills" / "planted", "planted")
+    mine = tmp_path / "mine"
+    one_file_skill(mine / "report-writer", "report-writer")
+    script = write_script(tmp_path / "s.jsonl", [{"text": "done"}])
+    args = [command, *(["hi"] if command == "run" else []), "--model", f"scripted:{script}"]
+
+    every_root = skilldeck(*args, cwd=ws, input="")
+    assert ".skilldeck/skills is ignored" in every_root.stderr, every_root.stderr
+
+    only_mine = skilldeck(*args, "--root", str(mine), "--no-defaults", cwd=ws, input="")
+    assert only_mine.returncode == 0, only_mine.stderr
+    assert "not trusted" not in only_mine.stderr
+
+    (ws / ".skilldeck" / "config.toml").write_text("[skills]\n", encoding="utf-8")
+    config = skilldeck(*args, "--root", str(mine), "--no-defaults", cwd=ws, input="")
+    assert ".skilldeck/config.toml is ignored" in config.stderr
     assert ".skilldeck/skills" not in config.stderr

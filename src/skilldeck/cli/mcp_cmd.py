@@ -17,7 +17,7 @@ import anyio
 import typer
 
 from skilldeck.cli.common import NoDefaultsOption, RootOption, fail
-from skilldeck.cli.workspace import settings_from_cli
+from skilldeck.cli.workspace import settings_for_roots
 from skilldeck.mcp.server import build_server
 from skilldeck.skills.registry import SkillRegistry
 
@@ -52,7 +52,7 @@ def serve_cmd(
     (and run_skill_script when allowed), skill:// resources, and prompts."""
     _check_roots(root or [], no_defaults)
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)
-    settings = settings_from_cli()
+    settings = settings_for_roots(no_defaults)
     registry = SkillRegistry.discover(settings, roots=root or (), no_defaults=no_defaults)
     server = build_server(registry, allow_scripts=allow_scripts, poll_interval=poll_interval)
     if transport is Transport.http:

@@ -25,7 +25,7 @@ from skilldeck.errors import ConfigError
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.trust import assess_workspace, never_trusted_implicitly, trust_folder
 
-__all__ = ["discover_registry", "offer_trust", "settings_from_cli"]
+__all__ = ["discover_registry", "offer_trust", "settings_for_roots", "settings_from_cli"]
 
 
 def settings_from_cli(**overrides: Any) -> Settings:
@@ -33,30 +33,38 @@ def settings_from_cli(**overrides: Any) -> Settings:
     return load_settings(**overrides)
 
 
+def settings_for_roots(no_defaults: bool, **overrides: Any) -> Settings:
+    """The settings of a command scanning ``--root``s: under ``--no-defaults`` the
+    untrusted-workspace warning leaves out the skill folders nothing would read."""
+    with skill_roots_unread() if no_defaults else contextlib.nullcontext():
+        return settings_from_cli(**overrides)
+
+
 def discover_registry(
     roots: list[Path] | None, no_defaults: bool, **overrides: Any
 ) -> SkillRegistry:
     """The registry ``--root``/``--no-defaults`` describe, with settings ``overrides``."""
     check_roots(roots, no_defaults)
-    # --no-defaults reads no workspace skill root: no warning that they are ignored
-    with skill_roots_unread() if no_defaults else contextlib.nullcontext():
-        settings = settings_from_cli(**overrides)
+    settings = settings_for_roots(no_defaults, **overrides)
     return SkillRegistry.discover(settings, roots=list(roots or ()), no_defaults=no_defaults)
 
 
-def offer_trust(workspace: Path) -> None:
+def offer_trust(workspace: Path, *, skill_roots: bool = True) -> None:
     """Ask once, at a terminal, whether to trust an untrusted ``workspace`` that has a
     config or skills of its own, showing what they set (``chat``, ``run``). Never asks
     when stdin or stderr is not a terminal, for ``/`` or the home folder, or when
-    there is nothing to trust; "no" (the default) leaves the files ignored."""
+    there is nothing to trust; "no" (the default) leaves the files ignored.
+    ``skill_roots=False`` (``--no-defaults``): its skill folders would not be read
+    anyway, so they neither prompt nor appear in the question."""
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
         return
     home = skilldeck_home()
     shown = assess_workspace(workspace, home)
-    if never_trusted_implicitly(shown.workspace) or not ignored_paths(shown, home):
+    ignored = ignored_paths(shown, home, skill_roots=skill_roots)
+    if never_trusted_implicitly(shown.workspace) or not ignored:
         return
     err = sys.stderr
-    err.write(f"{untrusted_message(shown, home)}.\n")
+    err.write(f"{untrusted_message(shown, home, skill_roots=skill_roots)}.\n")
     err.write("\n".join(describe_workspace(shown, home)) + "\n")
     err.write("Trust this folder? Its config and skills then take effect. [y/N] ")
     err.flush()

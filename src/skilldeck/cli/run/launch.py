@@ -18,9 +18,9 @@ from skilldeck.agent.builder import SkillPreload, build_agent
 from skilldeck.agent.store import SessionStore, build_agent_for_session, session_settings
 from skilldeck.cli.common import check_roots, fail
 from skilldeck.cli.run.options import permission_flags, workdir_option
-from skilldeck.cli.workspace import offer_trust
+from skilldeck.cli.workspace import offer_trust, settings_for_roots
 from skilldeck.errors import ConfigError, PolicyError, SessionError
-from skilldeck.settings import load_settings, skilldeck_home
+from skilldeck.settings import skilldeck_home
 from skilldeck.settings.model import ModelOptions
 
 if TYPE_CHECKING:
@@ -92,8 +92,9 @@ def agent_request(
         "no_defaults": no_defaults,
         "base_url": base_url,
     }
-    offer_trust(workdir)  # asks only at a terminal, before the config is read
-    settings = with_sampling(load_settings(workspace=workdir), sampling or {})
+    offer_trust(workdir, skill_roots=not no_defaults)  # a terminal only, before config
+    loaded = settings_for_roots(no_defaults, workspace=workdir)
+    settings = with_sampling(loaded, sampling or {})
     keywords.update(permission_flags(permission_mode, allow, ask, deny))
     return AgentRequest(settings, model, agent_name, keywords)
 
