@@ -29,19 +29,21 @@ flat over scales 4–10 and rarity cut-offs from 1 skill in 250 to 1 in 1,300. T
 rankers call :func:`name_evidence` (the matcher with numpy's arrays, the warm path
 with the cached file's views), so they rank alike.
 
-*Brands* came next (stop 26): a product named by common words — "my Google Drive",
-"with More Trees", "On Cloudflare" — is not rare, yet the request names it. A skill
-whose whole brand (:func:`brand_keys`) the request spells as a name, in one to three
-consecutive words (:meth:`NamedInRequest.runs`), gets :data:`BRAND_EVIDENCE`; the
-longest brand takes its words, weekdays and months are not names, and one English
-word is no brand ("Remind me that Sage is coming over" names no ``sage-automation``).
+*Brands* came next: a product named by common words — "my Google Drive", "with More
+Trees", "Zoho Invoice" — is not rare, yet the request names it. A product wrapper
+(a wrapper word in its name or folder: ``googledrive-automation``) whose whole brand
+(:func:`brand_keys`) the request spells as a name, in one to three consecutive words
+(:meth:`NamedInRequest.runs`), gets :data:`BRAND_EVIDENCE`. The longest brand takes
+its words; weekdays, months and articles are not names; and one word is a brand only
+when spelled as no plain word is ("auth0", "remove.bg", not "v0"): a lone capital is
+a person or a place as often as a product ("Remind me that Sage is coming over").
 Non-English requests, which the English embeddings cannot read, get rare-word
 evidence as their whole semantic half (brands of common words are no signal there:
-every word is "not English"). On all six burned splits (464 answerable requests)
-top-1 went 0.735 → 0.761 and top-3 0.810 → 0.825 (12 gained, none lost), no
-no-skill request hinted;
-``skilldeck-no-brands`` in the bench is the default before it (docs/routing.md,
-"Fifth round").
+every word is "not English"). On the eight splits, all burned by then (764
+answerable requests), top-1 went 547 → 565 and no no-skill request was hinted; of
+144 everyday sentences with names in them, one more is hinted (a "Stack Exchange
+thread"). ``skilldeck-no-brands`` in the bench is the default before it
+(docs/routing.md, "Fifth round" to "Seventh round").
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from typing import NamedTuple
 
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.routing._basics import MIN_CEILING
-from skilldeck.skills.routing.tokenize import fold, stem, tokenize
+from skilldeck.skills.routing.tokenize import fold, tokenize
 
 __all__ = [
     "BRAND_EVIDENCE",
@@ -92,16 +94,31 @@ def name_tokens(skill: Skill) -> list[str]:
 
 
 def brand_keys(skill: Skill) -> frozenset[str]:
-    """The product a skill's name names, as one lower-case key without separators or
-    wrapper words: ``googledrive-automation`` and "Google Drive Automation" are both
-    ``googledrive``, ``zoho_invoice-automation`` is ``zohoinvoice``."""
-    keys = set()
-    for name in (skill.name, os.path.basename(skill.folder_str)):
-        pieces = _NON_ALNUM.split(fold(name).lower())
-        key = "".join(p for p in pieces if p and p not in _WRAPPER_WORDS)
-        if key:
-            keys.add(key)
-    return frozenset(keys)
+    """The product a skill wraps, as one lower-case key without separators or wrapper
+    words: ``googledrive-automation`` and "Google Drive Automation" are both
+    ``googledrive``, ``zoho_invoice-automation`` is ``zohoinvoice``. Only a skill
+    named as a wrapper (a word of :data:`_WRAPPER_WORDS` in its name or folder) has
+    one: ``data-scientist`` is a role, not a product ("she was hired as a Data
+    Scientist" asks for no skill). The folder's key counts when the name's key
+    starts with it (``pymc`` for ``pymc-bayesian-automation``), never alone: nested
+    folders such as ``zoom-meeting-sdk/ios`` would make ``ios`` a brand."""
+    name = _NON_ALNUM.split(fold(skill.name).lower())
+    folder = _NON_ALNUM.split(fold(os.path.basename(skill.folder_str)).lower())
+    if not _WRAPPER_WORDS.intersection(name + folder):
+        return frozenset()
+    named, in_folder = (
+        "".join(p for p in pieces if p not in _WRAPPER_WORDS) for pieces in (name, folder)
+    )
+    return frozenset(k for k in (named, in_folder if named.startswith(in_folder) else "") if k)
+
+
+def brand_index(skills: Sequence[Skill]) -> dict[str, tuple[int, ...]]:
+    """Brand key → rows of the skills wrapping that product (:func:`brand_keys`)."""
+    rows: dict[str, list[int]] = {}
+    for row, skill in enumerate(skills):
+        for key in brand_keys(skill):
+            rows.setdefault(key, []).append(row)
+    return {key: tuple(found) for key, found in rows.items()}
 
 
 def rare_limit(n_docs: int) -> int:
@@ -115,14 +132,14 @@ def name_evidence(
     n_docs: int,
     lookup: Lookup,
     name_words: Callable[[int], frozenset[str]],
-    brands: Callable[[int], frozenset[str]] | None = None,
+    brands: Callable[[str], Sequence[int]] | None = None,
 ) -> dict[int, float]:
     """Row → name evidence in (0, 1] of the skills whose name holds a rare word of
     the request (``tokens``, as BM25F scores them) that the request writes as a name
     (:class:`NamedInRequest`); the ceiling is BM25F's (unseen words at the idf of a
-    word seen once, never below :data:`MIN_CEILING`). With ``brands`` (a row's
-    :func:`brand_keys`), a skill whose whole brand the request writes as a name gets
-    at least :data:`BRAND_EVIDENCE`."""
+    word seen once, never below :data:`MIN_CEILING`). With ``brands`` (a brand key's
+    rows, as :func:`brand_index` maps them), a skill whose whole brand the request
+    spells as a name gets at least :data:`BRAND_EVIDENCE`."""
     unseen_idf = math.log1p((n_docs - 0.5) / 1.5) if n_docs else 1.0
     limit = rare_limit(n_docs)
     named = NamedInRequest(query)
@@ -144,46 +161,37 @@ def name_evidence(
     divisor = max(ceiling, MIN_CEILING)
     evidence = {row: min(1.0, NAME_EVIDENCE_SCALE * m / divisor) for row, m in mass.items()}
     if brands is not None:
-        for row in _brand_rows(named, lookup, brands):
+        for row in _brand_rows(named, brands):
             evidence[row] = max(evidence.get(row, 0.0), BRAND_EVIDENCE)
     return evidence
 
 
-def _brand_rows(
-    named: NamedInRequest, lookup: Lookup, brands: Callable[[int], frozenset[str]]
-) -> set[int]:
-    """Rows of the skills whose whole brand (:func:`brand_keys`) the request writes as
-    a name, in one to :data:`BRAND_WORDS` consecutive words: "in Timely", "my Google
-    Drive", "via remove.bg". The longest brand wins its words: "Happy Scribe" names
-    ``happy-scribe-automation``, not ``scribe`` too. Candidates are the skills using
-    every word of the run (or its joined form), so only a handful of names are read."""
+def _brand_rows(named: NamedInRequest, brands: Callable[[str], Sequence[int]]) -> set[int]:
+    """Rows of the skills whose whole brand (:func:`brand_keys`) the request spells as
+    a name, in one to :data:`BRAND_WORDS` consecutive words: "my Google Drive", "via
+    remove.bg". The longest brand takes its words: "Happy Scribe" names
+    ``happy-scribe-automation``, not ``scribe`` too. One word is a brand only when it
+    is spelled as no plain word is (``auth0``, ``sevDesk``, ``remove.bg``): a lone
+    capitalised word is a person, a place or a title as often as a product ("Tell
+    Kit I'm late", "meet at Harvest"), and those are left to the rare-word evidence."""
     out: set[int] = set()
     taken: set[int] = set()  # positions of words inside a brand already found
     for run in sorted(named.runs(), key=lambda r: len(r.positions), reverse=True):
         if taken.intersection(run.positions):
             continue
-        candidates: set[int] | None = None
-        for token in run.tokens:
-            found = lookup(token)
-            rows = set(found[1]) if found is not None else set()
-            candidates = rows if candidates is None else candidates & rows
-        joined = lookup(stem(run.key))
-        if joined is not None:
-            candidates = (candidates or set()) | set(joined[1])
-        matched = {row for row in candidates or () if run.key in brands(row)}
-        if matched and len(run.words) == 1 and _is_english(run.words[0]):
-            continue  # "Tell Kit I'm late", "meet at Harvest": people and places too
+        if len(run.words) == 1 and not _one_word_brand(run.words[0]):
+            continue
+        matched = brands(run.key)
         if matched:
-            out |= matched
+            out.update(matched)
             taken.update(run.positions)
     return out
 
 
 class Run(NamedTuple):
-    """Consecutive words of a request written as names, as a brand key."""
+    """Consecutive words of a request spelled as names, as a brand key."""
 
     key: str
-    tokens: tuple[str, ...]
     positions: range
     words: tuple[str, ...]
 
@@ -200,17 +208,18 @@ class NamedInRequest:
 
     def __init__(self, query: str) -> None:
         self._query = query
-        self._words: list[tuple[str, int, tuple[str, ...]]] | None = None
+        self._words: list[tuple[str, bool, tuple[str, ...]]] | None = None
 
     def runs(self) -> list[Run]:
-        """Every run of one to :data:`BRAND_WORDS` consecutive words written like a
+        """Every run of one to :data:`BRAND_WORDS` consecutive words spelled like a
         product's name — capitalised inside a sentence ("Google Drive"), or spelled
         as no plain word is (a digit, a dot, an inner capital: "auth0", "remove.bg",
-        "sevDesk") — with its key as :func:`brand_keys` writes a brand. Decided from
-        the spelling alone: ranking a request never loads the English word list."""
+        "sevDesk"); an article ("The", "A") is never one — with its key as
+        :func:`brand_keys` writes a brand. Decided from the spelling alone: finding
+        runs never loads the English word list."""
         spelled = [
-            (word, tokens) if self._spelled_as_name(word, start) else None
-            for word, start, tokens in self._all_words()
+            (word, tokens) if (inside or _IDENTIFIER.search(word)) and not _article(word) else None
+            for word, inside, tokens in self._all_words()
         ]
         out: list[Run] = []
         for first in range(len(spelled)):
@@ -218,32 +227,34 @@ class NamedInRequest:
                 run = spelled[first : last + 1]
                 if any(w is None for w in run):
                     break
-                words = [w for w in run if w is not None]
-                key = "".join(_NON_ALNUM.sub("", fold(w).lower()) for w, _ in words)
-                tokens = tuple(t for _, ts in words for t in ts[:1])
-                out.append(Run(key, tokens, range(first, last + 1), tuple(w for w, _ in words)))
+                words = tuple(w for w, _ in (w for w in run if w is not None))
+                key = "".join(_NON_ALNUM.sub("", fold(w).lower()) for w in words)
+                out.append(Run(key, range(first, last + 1), words))
         return out
 
-    def _spelled_as_name(self, word: str, start: int) -> bool:
-        return _capitalised_inside(self._query, start, word) or _IDENTIFIER.search(word) is not None
-
-    def _named(self, word: str, start: int) -> bool:
-        return _capitalised_inside(self._query, start, word) or not _is_english(word)
-
-    def _all_words(self) -> list[tuple[str, int, tuple[str, ...]]]:
+    def _all_words(self) -> list[tuple[str, bool, tuple[str, ...]]]:
+        """``(word, capitalised inside a sentence, tokens)`` of every word, in one pass
+        (a long request costs linear time)."""
         if self._words is None:
-            self._words = [
-                (m.group(), m.start(), tuple(tokenize(m.group())))
-                for m in _WORD.finditer(self._query)
-            ]
+            words: list[tuple[str, bool, tuple[str, ...]]] = []
+            end = 0
+            for m in _WORD.finditer(self._query):
+                word, gap = m.group(), self._query[end : m.start()]
+                starts = (not words and _LEADING.fullmatch(gap) is not None) or bool(
+                    _SENTENCE_END.search(gap)
+                )
+                inside = word[:1].isupper() and not starts and word.lower() not in _CALENDAR
+                words.append((word, inside, tuple(tokenize(word))))
+                end = m.end()
+            self._words = words
         return self._words
 
     def covers(self, token: str) -> bool:
         """Whether a word of the request written as a name has ``token``; only the
         words holding it are looked up."""
         return any(
-            token in tokens and self._named(word, start)
-            for word, start, tokens in self._all_words()
+            token in tokens and (inside or not _is_english(word))
+            for word, inside, tokens in self._all_words()
         )
 
 
@@ -276,7 +287,22 @@ _CALENDAR = frozenset(
         "december",
     ]
 )
-_SENTENCE_END = re.compile(r"(?:^|[.!?:;\n])[\s\"'(\[]*$")
+#: the text between two words when the second starts a sentence; before the first word
+_SENTENCE_END = re.compile(r"[.!?:;\n][\s\"'(\[]*$")
+_LEADING = re.compile(r"[\s\"'(\[]*")
+_VERSION = re.compile(r"[vV]?\d+(?:[._-]\d+)*")
+#: articles: a title's "The" is no part of a product's name
+_ARTICLES = frozenset(["a", "an", "the"])
+
+
+def _one_word_brand(word: str) -> bool:
+    """One word spelled as no plain word is, and not a number or a version ("v0",
+    "2.1": "we shipped v0 of the app" names no ``v0-automation``)."""
+    return _IDENTIFIER.search(word) is not None and _VERSION.fullmatch(word) is None
+
+
+def _article(word: str) -> bool:
+    return word.lower() in _ARTICLES
 
 
 def _is_english(word: str) -> bool:
@@ -285,15 +311,6 @@ def _is_english(word: str) -> bool:
     if not pieces or not all(p.isascii() and p.isalpha() for p in pieces):
         return False
     return all(_known_english(p.lower()) for p in pieces)
-
-
-def _capitalised_inside(query: str, start: int, word: str) -> bool:
-    """``word`` starts with a capital and does not start a sentence."""
-    return (
-        word[:1].isupper()
-        and word.lower() not in _CALENDAR
-        and not _SENTENCE_END.search(query[:start])
-    )
 
 
 @lru_cache(maxsize=4096)

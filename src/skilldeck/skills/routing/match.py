@@ -66,7 +66,7 @@ from skilldeck.skills.routing._match_index import (
     split_fused_names,
     vector_path,
 )
-from skilldeck.skills.routing._name_words import brand_keys, name_evidence, name_tokens
+from skilldeck.skills.routing._name_words import brand_index, name_evidence, name_tokens
 from skilldeck.skills.routing._warm import embeddings_on
 from skilldeck.skills.routing.multilingual import (
     Translator,
@@ -137,7 +137,7 @@ class SkillMatcher:
         self._vectors: F32 | None = None
         self._dictionary = dictionary
         self._name_word_memo: dict[int, frozenset[str]] = {}
-        self._brand_memo: dict[int, frozenset[str]] = {}
+        self._brand_rows: dict[str, tuple[int, ...]] | None = None
 
     # ---- construction ------------------------------------------------------------
 
@@ -303,11 +303,12 @@ class SkillMatcher:
             words = self._name_word_memo[row] = frozenset(name_tokens(self.skills[row]))
         return words
 
-    def _brands(self, row: int) -> frozenset[str]:
-        keys = self._brand_memo.get(row)
-        if keys is None:
-            keys = self._brand_memo[row] = brand_keys(self.skills[row])
-        return keys
+    def _brands(self, key: str) -> tuple[int, ...]:
+        """Rows of the skills wrapping the product ``key`` (built once, from the
+        immutable skills: no request's state)."""
+        if self._brand_rows is None:
+            self._brand_rows = brand_index(self.skills)
+        return self._brand_rows.get(key, ())
 
     def _skill_vectors(self, embedder: Embedder) -> F32:
         """Every skill's embedding: from the cache file next to the index when it has

@@ -149,6 +149,21 @@ def test_the_warm_path_ranks_as_the_matcher(
         assert [m.score for m in warm] == pytest.approx([m.score for m in expected], abs=1e-5)
 
 
+def test_without_the_model_the_warm_path_leaves_a_foreign_request_to_the_matcher(
+    settings: Settings, root: Path, embeddings: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no model the matcher ranks a non-English request by words alone; the warm
+    path, which fuses name evidence only when the model is there, declines."""
+    from skilldeck.skills.routing import _warm
+
+    registry = SkillRegistry.discover(settings, roots=[root], no_defaults=True)
+    SkillMatcher.for_registry(registry).rank(QUERIES[0], k=1)  # writes the caches
+    foreign = "Сделай анимированный GIF для Slack"
+    assert warm_rank_embedded(registry, foreign, k=3) is not None
+    monkeypatch.setattr(_warm, "wordllama_folder", lambda: None)
+    assert warm_rank_embedded(registry, foreign, k=3) is None
+
+
 def test_embeddings_change_the_ranking_of_an_indirect_request(
     settings: Settings, root: Path, embeddings: None
 ) -> None:
