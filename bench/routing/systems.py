@@ -160,9 +160,12 @@ class WithoutNameEvidence:
 
 
 class PreviousDefault:
-    """The fused default before brand evidence (stop 25): no brand evidence, and
-    non-English requests — by the old test, which missed Cyrillic and Greek — ranked
-    by words alone, so a change and its baseline run in the same process."""
+    """The fused default before brand evidence (the fourth round's): no brand
+    evidence, and non-English requests — by the old test, which missed Cyrillic and
+    Greek — ranked by words alone, so a change and its baseline run in the same
+    process. Not bit-for-bit the old code: weekdays and months no longer count as
+    capitalised names for its rare-word evidence either, and timings include the
+    new code's work."""
 
     def __init__(self, ranker: Skilldeck, *, name: str = "skilldeck-no-brands") -> None:
         self.ranker = ranker
