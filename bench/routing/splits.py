@@ -34,6 +34,7 @@ SPLIT_NAMES = (
     "heldout5",
     "heldout6",
     "heldout7",
+    "heldout8",
 )
 SPLITS = {name: HERE / f"{name}.jsonl" for name in SPLIT_NAMES}
 Z95 = 1.959964
