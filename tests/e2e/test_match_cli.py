@@ -126,3 +126,19 @@ def test_a_skill_this_machine_cannot_serve_is_ranked_and_marked(root: Path, tmp_
     assert table.returncode == 0, table.stderr
     assert "(unavailable:" in table.stdout
     assert all(len(line) <= 80 for line in table.stdout.splitlines())
+
+
+@pytest.mark.usefixtures("untrusted_workspaces")
+@pytest.mark.parametrize("as_json", [False, True], ids=["table", "json"])
+def test_the_untrusted_folder_warning_is_printed_once(tmp_path: Path, as_json: bool) -> None:
+    """``skills match`` loads settings twice; the warning line came out twice."""
+    planted = tmp_path / ".skilldeck" / "skills" / "planted"
+    planted.mkdir(parents=True)
+    (planted / "SKILL.md").write_text(
+        "---\nname: planted\ndescription: Planted by a clone.\n---\n\nx\n", encoding="utf-8"
+    )
+    out = skilldeck(
+        "skills", "match", "plant things", *(["--json"] if as_json else []), cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.count("this folder is not trusted") == 1, out.stderr

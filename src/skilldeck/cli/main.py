@@ -206,10 +206,14 @@ def _config_warnings_as_lines() -> None:
     """A :class:`~skilldeck.errors.ConfigWarning` (an ignored setting) prints as one
     ``warning:`` line on stderr like every other CLI message, not as Python's
     two-line warning with a source location; other warnings are left as they are.
-    (Matched by name: the fast path does not import the error module.)"""
+    Each line once: the warning filter's memory is reset whenever an import touches
+    the filters, and ``skills match`` loads settings twice (it printed the
+    untrusted-folder line twice). (Matched by name: the fast path does not import
+    the error module.)"""
     import warnings
 
     shown = warnings.showwarning
+    printed: set[str] = set()
 
     def show(
         message: Warning | str,
@@ -220,7 +224,9 @@ def _config_warnings_as_lines() -> None:
         line: str | None = None,
     ) -> None:
         if category.__name__ == "ConfigWarning":
-            sys.stderr.write(f"warning: {message}\n")
+            if str(message) not in printed:
+                printed.add(str(message))
+                sys.stderr.write(f"warning: {message}\n")
         else:
             shown(message, category, filename, lineno, file, line)
 
