@@ -225,6 +225,46 @@ def test_coexist_reports_who_loses(root: Path, tmp_path: Path) -> None:
     assert "1 skill(s) lose top-1 on their own evals:" in text.stdout
 
 
+@pytest.mark.parametrize(
+    "extra",
+    [("--min-rate", "0.9"), ("--model", "scripted:x.jsonl"), ("--runs", "2")],
+    ids=["min-rate", "model", "runs"],
+)
+def test_coexist_refuses_options_it_would_ignore(
+    root: Path, tmp_path: Path, extra: tuple[str, str]
+) -> None:
+    """A CI step ``--coexist NEW --min-rate 0.9`` used to pass while skills lost
+    requests: the option was never read. Now it is a usage error naming it."""
+    new = tmp_path / "new" / "pdf-merger"
+    new.mkdir(parents=True)
+    (new / "SKILL.md").write_text(
+        "---\nname: pdf-merger\ndescription: Merge PDF files.\n---\n\n# merge\n",
+        encoding="utf-8",
+    )
+    done = run("--root", str(root), "--no-defaults", "--coexist", str(new), *extra, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout
+    assert f"{extra[0]} do(es) not apply" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_coexist_says_when_no_skill_has_evals(tmp_path: Path) -> None:
+    bare = tmp_path / "bare" / "git-commit"
+    bare.mkdir(parents=True)
+    (bare / "SKILL.md").write_text(
+        "---\nname: git-commit\ndescription: Write commit messages.\n---\n\nx\n",
+        encoding="utf-8",
+    )
+    new = tmp_path / "new" / "pdf-merger"
+    new.mkdir(parents=True)
+    (new / "SKILL.md").write_text(
+        "---\nname: pdf-merger\ndescription: Merge PDF files.\n---\n\nx\n", encoding="utf-8"
+    )
+    args = ("--root", str(tmp_path / "bare"), "--no-defaults", "--coexist", str(new))
+    done = run(*args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "No existing skill here ships trigger evals" in done.stdout
+    assert "No existing skill loses" not in done.stdout
+
+
 def test_bad_eval_file_is_one_clear_line(root: Path, tmp_path: Path) -> None:
     (root / "pdf-tools" / "evals" / "trigger_evals.json").write_text('[{"query": ""}]')
     done = run("pdf-tools", "--root", str(root), "--no-defaults", cwd=tmp_path)

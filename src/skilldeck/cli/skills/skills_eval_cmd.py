@@ -86,7 +86,9 @@ def eval_(
     model: Annotated[
         str | None, typer.Option("--model", "-m", help="Ask this model instead of the router.")
     ] = None,
-    runs: Annotated[int, typer.Option("--runs", min=1, help="Runs per request (model).")] = 3,
+    runs: Annotated[
+        int | None, typer.Option("--runs", min=1, help="Runs per request (model; default 3).")
+    ] = None,
     min_rate: Annotated[
         float | None,
         typer.Option(
@@ -111,8 +113,8 @@ def eval_(
     embeddings: EmbeddingsOption = None,
 ) -> None:
     """Run trigger evals: does each skill get picked for its requests, and only those?"""
-    if coexist is not None and not coexist.is_dir():
-        fail(f"--coexist {coexist}: not a folder (give the new skill's folder).", code=2)
+    if coexist is not None:
+        _check_coexist_options(coexist, model=model, runs=runs, min_rate=min_rate, url=base_url)
     current = catalog(targets or [], root or [], no_defaults, embeddings=embeddings)
     registry, as_if_enabled = current.registry, current.as_if_enabled
     cases = collect_cases(registry, targets or [], allow_missing=coexist is not None)
@@ -123,7 +125,9 @@ def eval_(
         return
     if not cases:
         fail("Nothing to evaluate: " + " ".join(n.sentence() for n in not_run))
-    report = run_evals(registry, cases, model=model, runs=runs, threshold=limit, base_url=base_url)
+    report = run_evals(
+        registry, cases, model=model, runs=runs or 3, threshold=limit, base_url=base_url
+    )
     if json_:
         print_json(
             {
@@ -251,6 +255,32 @@ def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _check_coexist_options(
+    folder: Path, *, model: str | None, runs: int | None, min_rate: float | None, url: str | None
+) -> None:
+    """``--coexist`` compares the router's rankings with and without the new skill:
+    options about a model or a pass rate do not apply, and silently ignoring them
+    would let a CI step pass that checks nothing."""
+    if not folder.is_dir():
+        fail(f"--coexist {folder}: not a folder (give the new skill's folder).", code=2)
+    given = [
+        flag
+        for flag, value in (
+            ("--model", model),
+            ("--runs", runs),
+            ("--min-rate", min_rate),
+            ("--base-url", url),
+        )
+        if value is not None
+    ]
+    if given:
+        fail(
+            f"--coexist compares the router's rankings; {', '.join(given)} do(es) not "
+            "apply. Run `skilldeck skills eval` on the skills for pass rates.",
+            code=2,
+        )
+
+
 def _report_coexistence(
     current: EvalCatalog,
     folder: Path,
@@ -279,7 +309,9 @@ def coexistence_lines(result: Coexistence) -> list[str]:
     """What adding the skill costs, at 80 columns."""
     data = result.to_dict()
     lines = [f"Adding {result.new_skill}: {result.checked} existing requests checked."]
-    if not result.lost:
+    if not result.checked:
+        lines.append("No existing skill here ships trigger evals, so none could be checked.")
+    elif not result.lost:
         lines.append("No existing skill loses a request it took before.")
     else:
         lines.append(f"{len(result.losers)} skill(s) lose top-1 on their own evals:")
