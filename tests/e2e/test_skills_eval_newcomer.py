@@ -109,9 +109,41 @@ def test_an_unknown_name_says_what_to_give(fresh: Path) -> None:
     done = run("skills", "eval", "no-such-skill", cwd=fresh)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1] == (
-        "error: 'no-such-skill' is neither a file, a folder nor a skill in the catalog; give "
-        "a skill's folder (`skilldeck skills eval ./my-skill`) or see `skilldeck skills list`."
+        "error: 'no-such-skill' is neither a file, a folder nor a skill in the catalog (the "
+        "--root folders and, unless --no-defaults, the default roots); give a skill's folder "
+        "(`skilldeck skills eval ./my-skill`) or see `skilldeck skills list`."
     )
+
+
+def test_a_skill_md_path_names_its_skill(fresh: Path) -> None:
+    """``skills eval .../my-skill/SKILL.md`` evaluates the skill; it used to be read as
+    an eval file ("not valid JSON")."""
+    assert run("skills", "new", "my-skill", cwd=fresh).returncode == 0
+    folder = fresh / ".skilldeck" / "skills" / "my-skill"
+    (folder / "SKILL.md").write_text(RELEASE_NOTES, encoding="utf-8")
+    (folder / "evals" / "trigger_evals.json").write_text(json.dumps(RELEASE_EVALS))
+    done = run(
+        "skills", "eval", str(folder / "SKILL.md"), "--threshold", "0.1", "--json", cwd=fresh
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["summary"]["passed"] == 3
+
+
+def test_a_name_without_evals_takes_them_from_a_suite_given_beside_it(fresh: Path) -> None:
+    """``skills eval NAME suite.json``: the suite holds NAME's evals (the documented
+    form); only a name that neither ships evals nor has any in a suite is an error."""
+    assert run("skills", "new", "my-skill", cwd=fresh).returncode == 0
+    folder = fresh / ".skilldeck" / "skills" / "my-skill"
+    (folder / "SKILL.md").write_text(RELEASE_NOTES, encoding="utf-8")
+    (folder / "evals" / "trigger_evals.json").unlink()
+    suite = fresh / "suite.json"
+    suite.write_text(json.dumps([{**case, "skill": "my-skill"} for case in RELEASE_EVALS]))
+    args = ("skills", "eval", "my-skill", str(suite), "--threshold", "0.1", "--json")
+    done = run(*args, cwd=fresh)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["summary"]["passed"] == 3
+    alone = run("skills", "eval", "my-skill", cwd=fresh)
+    assert alone.returncode == 1 and "ships no trigger evals" in alone.stderr
 
 
 def test_coexist_takes_a_new_skill_whose_name_is_disabled(tmp_path: Path) -> None:

@@ -48,6 +48,7 @@ __all__ = [
     "disabled_targets",
     "ignored_workspace_skill",
     "ranked",
+    "skill_targets",
     "split_unpickable",
     "with_added_skill",
 ]
@@ -74,6 +75,15 @@ class EvalCatalog:
         """A registry discovered like this one, from ``roots``, with ``disabled``."""
         overrides = {**self.skills_overrides, "disabled": disabled}
         return discover_registry(roots, self.no_defaults, skills=overrides)
+
+
+def skill_targets(targets: list[str]) -> list[str]:
+    """The targets with a skill's own ``SKILL.md`` read as its folder (the file is no
+    eval set: it was read as JSON and failed)."""
+    return [
+        str(Path(t).parent) if Path(t).name == "SKILL.md" and Path(t).is_file() else t
+        for t in targets
+    ]
 
 
 def catalog(
@@ -191,8 +201,22 @@ def collect_cases(
     """The cases the targets name (see the module docstring), checked against the
     catalog: a case for a skill that is not in it is an error, not a silent miss."""
     cases: list[TriggerCase] = []
+    unevaluated: list[str] = []  # skills named that ship no evals of their own
     for target in targets:
+        if target in registry and not Path(target).exists():
+            skill = registry.get(target)
+            found = find_eval_file(skill.folder)
+            if found is None:
+                unevaluated.append(target)
+                continue
         cases += _target_cases(registry, target)
+    for name in unevaluated:  # a suite file given beside it may hold its evals
+        if not any(c.skill == name for c in cases):
+            skill = registry.get(name)
+            raise SkillError(
+                f"Skill {name!r} ({skill.folder}) ships no trigger evals, and no suite "
+                f"file given holds any for it; write {skill.folder / 'evals/trigger_evals.json'}."
+            )
     if not targets:  # disabled skills too: listed as not run, not silently skipped
         for skill in registry.list(include_disabled=True):
             found = find_eval_file(skill.folder)
@@ -232,8 +256,9 @@ def _target_cases(registry: SkillRegistry, target: str) -> list[TriggerCase]:
             raise SkillError(f"Skill {target!r} ({skill.folder}) ships no trigger evals.")
         return load_eval_file(found, skill=skill.name)
     raise SkillError(
-        f"{target!r} is neither a file, a folder nor a skill in the catalog; "
-        "give a skill's folder (`skilldeck skills eval ./my-skill`) or see `skilldeck skills list`."
+        f"{target!r} is neither a file, a folder nor a skill in the catalog (the --root "
+        "folders and, unless --no-defaults, the default roots); give a skill's folder "
+        "(`skilldeck skills eval ./my-skill`) or see `skilldeck skills list`."
     )
 
 

@@ -43,6 +43,7 @@ from skilldeck.cli.skills.skills_eval_catalog import (
     catalog,
     collect_cases,
     ranked,
+    skill_targets,
     split_unpickable,
     with_added_skill,
 )
@@ -115,7 +116,8 @@ def eval_(
     """Run trigger evals: does each skill get picked for its requests, and only those?"""
     if coexist is not None:
         _check_coexist_options(coexist, model=model, runs=runs, min_rate=min_rate, url=base_url)
-    current = catalog(targets or [], root or [], no_defaults, embeddings=embeddings)
+    targets = skill_targets(targets or [])
+    current = catalog(targets, root or [], no_defaults, embeddings=embeddings)
     registry, as_if_enabled = current.registry, current.as_if_enabled
     cases = collect_cases(registry, targets or [], allow_missing=coexist is not None)
     limit = registry.settings.skills.hints.threshold if threshold is None else threshold
