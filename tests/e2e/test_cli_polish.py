@@ -148,3 +148,12 @@ def test_no_defaults_agents_do_not_warn_about_skill_roots_either(
     config = skilldeck(*args, "--root", str(mine), "--no-defaults", cwd=ws, input="")
     assert ".skilldeck/config.toml is ignored" in config.stderr
     assert ".skilldeck/skills" not in config.stderr
+
+
+@pytest.mark.usefixtures("untrusted_workspaces")
+def test_an_ignored_config_file_alone_is_it_not_them(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / ".skilldeck").mkdir(parents=True)
+    (ws / ".skilldeck" / "config.toml").write_text("[skills]\n", encoding="utf-8")
+    done = skilldeck("skills", "list", cwd=ws)
+    assert "may have written it); review it, then run" in done.stderr, done.stderr
