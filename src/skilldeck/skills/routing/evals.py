@@ -220,6 +220,11 @@ def _cases(path: Path, items: Any, skill: str | None) -> list[TriggerCase]:
             f"Eval set {path} must be a JSON list of "
             '{"query": "...", "should_trigger": true|false} objects.'
         )
+    if not items:
+        raise SkillError(
+            f'Eval set {path} is empty; add {{"query": "...", "should_trigger": true|false}} '
+            "objects (a few that should trigger the skill, a few that should not)."
+        )
     cases = []
     for i, item in enumerate(items, 1):
         if not isinstance(item, dict):

@@ -115,6 +115,7 @@ def test_suite_files_name_their_skills(tmp_path: Path) -> None:
         ([{"query": "x", "should_trigger": "yes"}], '"should_trigger" must be true or false'),
         (["x"], "expected an object"),
         ([{"query": "x", "should_trigger": True}], "no skill named"),
+        ([], "is empty; add"),
     ],
 )
 def test_bad_eval_sets_say_where_and_how(tmp_path: Path, data: Any, message: str) -> None:

@@ -160,7 +160,7 @@ def write_matches(rows: list[Row], descriptions: list[str], query: str, *, json_
         table.add_row(*cells, *([_home(Path(str(row["path"])))] if wide else []))
     console.print(table)
     if not wide:
-        console.print("[dim]Each skill's folder: --json, or a terminal of 120 columns.[/dim]")
+        console.print("[dim]Skill folders are shown at 120 columns, or with --json.[/dim]")
 
 
 def _home(path: Path) -> str:
