@@ -188,7 +188,7 @@ def untrusted_message(
             f"{ws}: {config} {assessment.reason}, so {what} ignored; make it a "
             f"regular TOML file, then run `skilldeck trust {ws}`"
         )
-    them = "it" if ignored == [config] else "them"  # one config file, or skills
+    them = "it" if len(ignored) == 1 else "them"
     return (
         f"{ws}: this folder is not trusted, so {what} ignored (a cloned repository "
         f"or a model may have written {them}); review {them}, then run "

@@ -243,7 +243,17 @@ def test_coexist_refuses_options_it_would_ignore(
     )
     done = run("--root", str(root), "--no-defaults", "--coexist", str(new), *extra, cwd=tmp_path)
     assert done.returncode == 2, done.stdout
-    assert f"{extra[0]} do(es) not apply" in done.stderr and "Traceback" not in done.stderr
+    assert f"{extra[0]} does not apply" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("extra", [("--runs", "5"), ("--base-url", "http://127.0.0.1:9")])
+def test_model_options_without_a_model_are_refused(
+    root: Path, tmp_path: Path, extra: tuple[str, str]
+) -> None:
+    """The router runs once, offline: ``--runs 5`` without ``--model`` was ignored."""
+    done = run("pdf-tools", "--root", str(root), "--no-defaults", *extra, cwd=tmp_path)
+    assert done.returncode == 2, done.stdout
+    assert f"{extra[0]} apply to a model: add --model" in done.stderr
 
 
 def test_coexist_says_when_no_skill_has_evals(tmp_path: Path) -> None:

@@ -55,7 +55,8 @@ def offer_trust(workspace: Path, *, skill_roots: bool = True) -> None:
     when stdin or stderr is not a terminal, for ``/`` or the home folder, or when
     there is nothing to trust; "no" (the default) leaves the files ignored.
     ``skill_roots=False`` (``--no-defaults``): its skill folders would not be read
-    anyway, so they neither prompt nor appear in the question."""
+    now, so they alone never prompt (the description still lists them: trusting
+    the folder lets them in for later runs)."""
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
         return
     home = skilldeck_home()
@@ -70,7 +71,8 @@ def offer_trust(workspace: Path, *, skill_roots: bool = True) -> None:
     err.flush()
     answer = sys.stdin.readline().strip().lower()
     if answer not in ("y", "yes"):
-        err.write("Not trusted: running without them (`skilldeck trust` to change that).\n")
+        them = "it" if len(ignored) == 1 else "them"
+        err.write(f"Not trusted: running without {them} (`skilldeck trust` to change that).\n")
         return
     try:
         trust_folder(shown.workspace, home, expect=shown)

@@ -81,7 +81,7 @@ def skill_targets(targets: list[str]) -> list[str]:
     """The targets with a skill's own ``SKILL.md`` read as its folder (the file is no
     eval set: it was read as JSON and failed)."""
     return [
-        str(Path(t).parent) if Path(t).name == "SKILL.md" and Path(t).is_file() else t
+        str(Path(t).resolve().parent) if Path(t).name == "SKILL.md" and Path(t).is_file() else t
         for t in targets
     ]
 
@@ -220,7 +220,7 @@ def collect_cases(
     if not targets:  # disabled skills too: listed as not run, not silently skipped
         for skill in registry.list(include_disabled=True):
             found = find_eval_file(skill.folder)
-            cases += load_eval_file(found, skill=skill.name) if found else []
+            cases += load_eval_file(found, skill=skill.name, allow_empty=True) if found else []
     if not cases and not allow_missing:
         raise SkillError(
             "No trigger evals found. Write SKILL_DIR/evals/trigger_evals.json as a list "

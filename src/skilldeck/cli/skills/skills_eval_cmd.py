@@ -116,6 +116,9 @@ def eval_(
     """Run trigger evals: does each skill get picked for its requests, and only those?"""
     if coexist is not None:
         _check_coexist_options(coexist, model=model, runs=runs, min_rate=min_rate, url=base_url)
+    elif model is None and (runs is not None or base_url is not None):
+        flags = " and ".join(f for f, v in (("--runs", runs), ("--base-url", base_url)) if v)
+        fail(f"{flags} apply to a model: add --model (the router runs once, offline).", code=2)
     targets = skill_targets(targets or [])
     current = catalog(targets, root or [], no_defaults, embeddings=embeddings)
     registry, as_if_enabled = current.registry, current.as_if_enabled
@@ -276,8 +279,9 @@ def _check_coexist_options(
         if value is not None
     ]
     if given:
+        verb = "does" if len(given) == 1 else "do"
         fail(
-            f"--coexist compares the router's rankings; {', '.join(given)} do(es) not "
+            f"--coexist compares the router's rankings; {', '.join(given)} {verb} not "
             "apply. Run `skilldeck skills eval` on the skills for pass rates.",
             code=2,
         )

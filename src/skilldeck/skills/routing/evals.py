@@ -196,10 +196,23 @@ def find_eval_file(skill_dir: Path) -> Path | None:
     return None
 
 
-def load_eval_file(path: Path, *, skill: str | None = None) -> list[TriggerCase]:
+def load_eval_file(
+    path: Path, *, skill: str | None = None, allow_empty: bool = False
+) -> list[TriggerCase]:
     """The cases of a skill's eval file (``skill`` given) or of a suite file (each item
     names its ``skill``; an item's own ``skill`` wins). Raises SkillError saying where
-    and how to fix it."""
+    and how to fix it — also for a file with no case at all, unless ``allow_empty``
+    (a catalog-wide run: one skill's empty file must not stop everyone's)."""
+    cases = _load_cases(path, skill)
+    if not cases and not allow_empty:
+        raise SkillError(
+            f'Eval set {path} holds no case; add {{"query": "...", "should_trigger": '
+            "true|false} objects (a few that should trigger the skill, a few that should not)."
+        )
+    return cases
+
+
+def _load_cases(path: Path, skill: str | None) -> list[TriggerCase]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
@@ -219,11 +232,6 @@ def _cases(path: Path, items: Any, skill: str | None) -> list[TriggerCase]:
         raise SkillError(
             f"Eval set {path} must be a JSON list of "
             '{"query": "...", "should_trigger": true|false} objects.'
-        )
-    if not items:
-        raise SkillError(
-            f'Eval set {path} is empty; add {{"query": "...", "should_trigger": true|false}} '
-            "objects (a few that should trigger the skill, a few that should not)."
         )
     cases = []
     for i, item in enumerate(items, 1):

@@ -115,7 +115,8 @@ def test_suite_files_name_their_skills(tmp_path: Path) -> None:
         ([{"query": "x", "should_trigger": "yes"}], '"should_trigger" must be true or false'),
         (["x"], "expected an object"),
         ([{"query": "x", "should_trigger": True}], "no skill named"),
-        ([], "is empty; add"),
+        ([], "holds no case; add"),
+        ({"pdf-tools": [], "git-commit": []}, "holds no case; add"),
     ],
 )
 def test_bad_eval_sets_say_where_and_how(tmp_path: Path, data: Any, message: str) -> None:
@@ -123,6 +124,15 @@ def test_bad_eval_sets_say_where_and_how(tmp_path: Path, data: Any, message: str
     with pytest.raises(SkillError, match=message) as info:
         load_eval_file(path)
     assert str(path) in str(info.value)
+
+
+def test_an_empty_set_is_an_error_only_where_it_was_asked_for(tmp_path: Path) -> None:
+    """A catalog-wide run reads every skill's file: one skill's empty file must not
+    stop everyone's (``allow_empty``); a suite's empty list for one skill is skipped."""
+    empty = write_json(tmp_path / "empty.json", [])
+    assert load_eval_file(empty, skill="pdf-tools", allow_empty=True) == []
+    suite = write_json(tmp_path / "suite.json", {"pdf-tools": [{"query": "merge"}], "x": []})
+    assert load_eval_file(suite) == [TriggerCase("pdf-tools", "merge", True)]
 
 
 def test_invalid_json_is_a_skill_error(tmp_path: Path) -> None:
