@@ -205,13 +205,20 @@ def test_openai_compatible_server(root: Path, tmp_path: Path, server: CompatServ
     assert {"Skill", "Read", "Bash"} <= {t["function"]["name"] for t in server.bodies[0]["tools"]}
 
 
-def test_coexist_reports_who_loses(root: Path, tmp_path: Path) -> None:
-    new = tmp_path / "new" / "pdf-merger"
-    new.mkdir(parents=True)
-    (new / "SKILL.md").write_text(
-        "---\nname: pdf-merger\ndescription: Merge PDF documents; merge two PDF files into one "
-        "PDF.\n---\n\n# merge\n",
+def new_skill(folder: Path, description: str) -> Path:
+    """A one-file skill named after ``folder`` (the skills --coexist adds)."""
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {folder.name}\ndescription: {description}\n---\n\n# {folder.name}\n",
         encoding="utf-8",
+    )
+    return folder
+
+
+def test_coexist_reports_who_loses(root: Path, tmp_path: Path) -> None:
+    new = new_skill(
+        tmp_path / "new" / "pdf-merger",
+        "Merge PDF documents; merge two PDF files into one PDF.",
     )
     base = ("--root", str(root), "--no-defaults", "--threshold", "0.1", "--coexist", str(new))
     done = run(*base, "--json", cwd=tmp_path)
@@ -235,12 +242,7 @@ def test_coexist_refuses_options_it_would_ignore(
 ) -> None:
     """A CI step ``--coexist NEW --min-rate 0.9`` used to pass while skills lost
     requests: the option was never read. Now it is a usage error naming it."""
-    new = tmp_path / "new" / "pdf-merger"
-    new.mkdir(parents=True)
-    (new / "SKILL.md").write_text(
-        "---\nname: pdf-merger\ndescription: Merge PDF files.\n---\n\n# merge\n",
-        encoding="utf-8",
-    )
+    new = new_skill(tmp_path / "new" / "pdf-merger", "Merge PDF files.")
     done = run("--root", str(root), "--no-defaults", "--coexist", str(new), *extra, cwd=tmp_path)
     assert done.returncode == 2, done.stdout
     assert f"{extra[0]} does not apply" in done.stderr and "Traceback" not in done.stderr
@@ -257,17 +259,8 @@ def test_model_options_without_a_model_are_refused(
 
 
 def test_coexist_says_when_no_skill_has_evals(tmp_path: Path) -> None:
-    bare = tmp_path / "bare" / "git-commit"
-    bare.mkdir(parents=True)
-    (bare / "SKILL.md").write_text(
-        "---\nname: git-commit\ndescription: Write commit messages.\n---\n\nx\n",
-        encoding="utf-8",
-    )
-    new = tmp_path / "new" / "pdf-merger"
-    new.mkdir(parents=True)
-    (new / "SKILL.md").write_text(
-        "---\nname: pdf-merger\ndescription: Merge PDF files.\n---\n\nx\n", encoding="utf-8"
-    )
+    new_skill(tmp_path / "bare" / "git-commit", "Write commit messages.")
+    new = new_skill(tmp_path / "new" / "pdf-merger", "Merge PDF files.")
     args = ("--root", str(tmp_path / "bare"), "--no-defaults", "--coexist", str(new))
     done = run(*args, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
