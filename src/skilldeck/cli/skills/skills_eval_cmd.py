@@ -197,7 +197,9 @@ def report_lines(report: EvalReport, *, threshold: float | None) -> list[str]:
         for c in failed:
             want = "should trigger" if c.case.should_trigger else "should not trigger"
             took = ", ".join(sorted({p or "(none)" for p in c.picks}))
-            lines.append(f"  {_cut(c.case.skill, 20)} ({want}) -> {_cut(took, 30)}")
+            head, took = f" ({want}) -> ", _cut(took, 30)
+            room = max(20, 78 - 2 - len(head) - len(took))  # the name gets what is left
+            lines.append(f"  {_cut(c.case.skill, room)}{head}{took}")
             lines.append(f"    {_cut(repr(c.case.query), 74)}")
             if c.detail:
                 lines.append(f"    {_cut(c.detail, 74)}")

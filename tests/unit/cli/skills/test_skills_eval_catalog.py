@@ -174,3 +174,17 @@ def test_a_trusted_workspace_needs_no_fallback(
     current = catalog(["my-skill"], [root], False)
     assert current.untrusted_named == []
     assert "my-skill" in current.registry
+
+
+def test_a_failed_request_keeps_a_long_skill_name_whole_when_the_line_has_room() -> None:
+    """ "sharepoint-list-insights-automation (should trigger) -> (none)" fits in 78
+    columns; the name used to be cut at 20 characters whatever the room."""
+    from skilldeck.cli.skills.skills_eval_cmd import report_lines
+    from skilldeck.skills.routing.evals import CaseResult, TriggerCase, build_report
+
+    name = "sharepoint-list-insights-automation"
+    failed = CaseResult(TriggerCase(name, "build an insights report", True), (None,))
+    lines = report_lines(build_report("router", 1, [failed]), threshold=0.35)
+    line = next(line for line in lines if "(should trigger)" in line)
+    assert line == f"  {name} (should trigger) -> (none)"
+    assert max(len(line) for line in lines) <= 80
