@@ -6,6 +6,8 @@ Importable from any test file (``from skill_fixtures import ...``): pytest puts 
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 ECHO_SCRIPT = "import json, sys\nprint(json.dumps({'echo': json.loads(sys.argv[1])}))\n"
@@ -46,3 +48,13 @@ def write_demo_catalog(root: Path, *, guide: str = "# Guide\n", **demo_fields: s
     (echo / "scripts").mkdir()
     (echo / "scripts" / "echo.py").write_text(ECHO_SCRIPT, encoding="utf-8")
     return root
+
+
+def age_tree(top: Path, seconds: float = 3600) -> None:
+    """Set every file and folder under ``top`` (and ``top``) ``seconds`` in the past,
+    so a later write is newer than anything a scan saw."""
+    past = time.time() - seconds
+    for dirpath, dirnames, filenames in os.walk(top, topdown=False):
+        for name in filenames + dirnames:
+            os.utime(os.path.join(dirpath, name), (past, past))
+    os.utime(top, (past, past))

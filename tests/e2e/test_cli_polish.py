@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import skilldeck, write_script
 
+from skill_fixtures import write_skill_md
 from source_fixtures import git_repo, serve
 
 NARROW = {"COLUMNS": "80"}
@@ -22,11 +23,7 @@ def lock_of(ws: Path) -> dict[str, dict[str, str]]:
 
 
 def one_file_skill(folder: Path, name: str) -> Path:
-    folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: A one-file skill for wording tests.\n---\n\nBody.\n",
-        encoding="utf-8",
-    )
+    write_skill_md(folder, name, "A one-file skill for wording tests.", "Body.")
     return folder
 
 

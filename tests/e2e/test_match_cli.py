@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from skill_fixtures import write_skill_md
+
 SKILLS = {
     "pdf-tools": ("Extract text and tables from PDF files.", "Use pdfplumber; OCR scans."),
     "git-commit": ("Write conventional commit messages.", "Run git diff --staged first."),
@@ -132,11 +134,7 @@ def test_a_skill_this_machine_cannot_serve_is_ranked_and_marked(root: Path, tmp_
 @pytest.mark.parametrize("as_json", [False, True], ids=["table", "json"])
 def test_the_untrusted_folder_warning_is_printed_once(tmp_path: Path, as_json: bool) -> None:
     """``skills match`` loads settings twice; the warning line came out twice."""
-    planted = tmp_path / ".skilldeck" / "skills" / "planted"
-    planted.mkdir(parents=True)
-    (planted / "SKILL.md").write_text(
-        "---\nname: planted\ndescription: Planted by a clone.\n---\n\nx\n", encoding="utf-8"
-    )
+    write_skill_md(tmp_path / ".skilldeck" / "skills" / "planted", description="Planted.")
     out = skilldeck(
         "skills", "match", "plant things", *(["--json"] if as_json else []), cwd=tmp_path
     )

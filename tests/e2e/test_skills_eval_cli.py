@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from cli_helpers import skilldeck, tool_call, write_script
 
+from skill_fixtures import write_skill_md
+
 CATALOG = {
     "pdf-tools": "Extract text and tables from PDF files, fill PDF forms, merge PDF documents.",
     "git-commit": "Write conventional commit messages for staged git changes.",
@@ -207,11 +209,7 @@ def test_openai_compatible_server(root: Path, tmp_path: Path, server: CompatServ
 
 def new_skill(folder: Path, description: str) -> Path:
     """A one-file skill named after ``folder`` (the skills --coexist adds)."""
-    folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(
-        f"---\nname: {folder.name}\ndescription: {description}\n---\n\n# {folder.name}\n",
-        encoding="utf-8",
-    )
+    write_skill_md(folder, description=description, body=f"# {folder.name}")
     return folder
 
 

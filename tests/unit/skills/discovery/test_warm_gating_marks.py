@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from skill_fixtures import age_tree
 from skilldeck.skills.discovery import Root, RootScan, scan_root
 from skilldeck.skills.model.skill import SkillKind, SkillSource
 
@@ -25,14 +26,6 @@ def _skill(root: Path, name: str, extra: str = "") -> Path:
         f"---\nname: {name}\ndescription: Skill {name}.\n{extra}---\n\nBody\n", encoding="utf-8"
     )
     return folder
-
-
-def _age(top: Path) -> None:
-    past = time.time() - 3600
-    for dirpath, dirnames, filenames in os.walk(top, topdown=False):
-        for name in filenames + dirnames:
-            os.utime(os.path.join(dirpath, name), (past, past))
-    os.utime(top, (past, past))
 
 
 def _scan(root: Path, cache: Path) -> RootScan:
@@ -54,7 +47,7 @@ def root(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
     _skill(root, "e-both", "dependencies:\n  - requests\nrequires-env:\n  - TOKEN\n")
     if request.param == "row-by-row":
         _skill(root, "f-broken", "name: [oops\n")
-    _age(root)
+    age_tree(root)
     return root
 
 
@@ -79,7 +72,7 @@ def test_a_skill_py_added_later_marks_the_reader_again(root: Path, tmp_path: Pat
     cache = tmp_path / "cache"
     _scan(root, cache)
     (root / "b-reader" / "skill.py").write_text("# code\n", encoding="utf-8")
-    _age(root)
+    age_tree(root)
     warm = _scan(root, cache)
     reader = next(s for s in warm.skills if s.name == "b-reader")
     assert reader.kind is SkillKind.CODE and reader.may_be_gated()

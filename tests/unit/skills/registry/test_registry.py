@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
 
+from skill_fixtures import age_tree
 from skilldeck.config import load_settings, read_toml
 from skilldeck.errors import SkillNotFoundError, SkillUnavailableError
 from skilldeck.skills.model.skill import Skill, SkillSource
@@ -24,14 +24,6 @@ def write_skill(
     md = folder / "SKILL.md"
     md.write_text("---\n" + "\n".join(lines) + "\n---\n\nBody\n", encoding="utf-8")
     return md
-
-
-def age(top: Path) -> None:
-    past = time.time() - 3600
-    for dirpath, dirnames, filenames in os.walk(top, topdown=False):
-        for name in filenames + dirnames:
-            os.utime(os.path.join(dirpath, name), (past, past))
-    os.utime(top, (past, past))
 
 
 def code_skill(name: str, folder: Path, version: str | None = None) -> Skill:
@@ -281,7 +273,7 @@ def test_refresh_reports_added_changed_removed(tmp_path: Path) -> None:
     write_skill(root / "keep")
     write_skill(root / "change")
     write_skill(root / "drop")
-    age(root)
+    age_tree(root)
     reg = SkillRegistry.discover(load_settings(), roots=[root], no_defaults=True)
     before = reg.fingerprint
     assert not reg.refresh().any
