@@ -203,13 +203,11 @@ def collect_cases(
     cases: list[TriggerCase] = []
     unevaluated: list[str] = []  # skills named that ship no evals of their own
     for target in targets:
-        if target in registry and not Path(target).exists():
-            skill = registry.get(target)
-            found = find_eval_file(skill.folder)
-            if found is None:
-                unevaluated.append(target)
-                continue
-        cases += _target_cases(registry, target)
+        named = _target_cases(registry, target)
+        if named is None:
+            unevaluated.append(target)
+        else:
+            cases += named
     for name in unevaluated:  # a suite file given beside it may hold its evals
         if not any(c.skill == name for c in cases):
             skill = registry.get(name)
@@ -235,7 +233,9 @@ def collect_cases(
     return cases
 
 
-def _target_cases(registry: SkillRegistry, target: str) -> list[TriggerCase]:
+def _target_cases(registry: SkillRegistry, target: str) -> list[TriggerCase] | None:
+    """The cases one target names; None for a skill named that ships no evals of its
+    own (a suite file given beside it may hold them: :func:`collect_cases` decides)."""
     path = Path(target)
     if path.is_dir():
         skill = skill_in(registry, path)
@@ -252,9 +252,7 @@ def _target_cases(registry: SkillRegistry, target: str) -> list[TriggerCase]:
     if target in registry:
         skill = registry.get(target)
         found = find_eval_file(skill.folder)
-        if found is None:
-            raise SkillError(f"Skill {target!r} ({skill.folder}) ships no trigger evals.")
-        return load_eval_file(found, skill=skill.name)
+        return load_eval_file(found, skill=skill.name) if found else None
     raise SkillError(
         f"{target!r} is neither a file, a folder nor a skill in the catalog (the --root "
         "folders and, unless --no-defaults, the default roots); give a skill's folder "
