@@ -257,11 +257,11 @@ def warm_rank_embedded(registry: WarmRegistry, query: str, *, k: int) -> list[Ma
         return None
     tokens = tokenize_query(query, dictionary_for(path.parent))
     lexical = index.positive_scores(tokens)
-    foreign = looks_foreign(fold(query).lower())
-    floors = index.name_evidence(query, tokens, skills, brands=not foreign)
-    if foreign and wordllama_folder() is None:
-        return None  # no model: the matcher ranks it by words alone
-    if foreign:  # as the matcher: its rare name words are the semantic half
+    if looks_foreign(fold(query).lower()):
+        if wordllama_folder() is None:
+            return None  # no model: the matcher ranks it by words alone
+        # as the matcher: its rare name words are the semantic half
+        floors = index.name_evidence(query, tokens, skills, brands=False)
         named = {
             row: _fuse(lexical.get(row, 0.0), floors.get(row, 0.0)) for row in {*lexical, *floors}
         }
@@ -270,6 +270,7 @@ def warm_rank_embedded(registry: WarmRegistry, query: str, *, k: int) -> list[Ma
     wanted = query_vector(query, path.parent) if vectors is not None else None
     if vectors is None or wanted is None:
         return None
+    floors = index.name_evidence(query, tokens, skills, brands=True)
     width = len(wanted)
     mixed: dict[int, float] = {}
     for row in range(len(skills)):
