@@ -218,16 +218,15 @@ class NamedInRequest:
         :func:`brand_keys` writes a brand. Decided from the spelling alone: finding
         runs never loads the English word list."""
         spelled = [
-            (word, tokens) if (inside or _IDENTIFIER.search(word)) and not _article(word) else None
-            for word, inside, tokens in self._all_words()
+            word if (inside or _IDENTIFIER.search(word)) and not _article(word) else None
+            for word, inside, _ in self._all_words()
         ]
         out: list[Run] = []
         for first in range(len(spelled)):
             for last in range(first, min(first + BRAND_WORDS, len(spelled))):
-                run = spelled[first : last + 1]
-                if any(w is None for w in run):
+                words = tuple(w for w in spelled[first : last + 1] if w is not None)
+                if len(words) < last + 1 - first:  # a word not spelled as a name ends it
                     break
-                words = tuple(w for w, _ in (w for w in run if w is not None))
                 key = "".join(_NON_ALNUM.sub("", fold(w).lower()) for w in words)
                 out.append(Run(key, range(first, last + 1), words))
         return out
