@@ -173,13 +173,15 @@ def _brand_rows(named: NamedInRequest, brands: Callable[[str], Sequence[int]]) -
     ``happy-scribe-automation``, not ``scribe`` too. One word is a brand only when it
     is spelled as no plain word is (``auth0``, ``sevDesk``, ``remove.bg``): a lone
     capitalised word is a person, a place or a title as often as a product ("Tell
-    Kit I'm late", "meet at Harvest"), and those are left to the rare-word evidence."""
+    Kit I'm late", "meet at Harvest"), and those are left to the rare-word evidence,
+    unless a tool word introduces it or the request is in another script
+    (:meth:`NamedInRequest.one_word_brand`)."""
     out: set[int] = set()
     taken: set[int] = set()  # positions of words inside a brand already found
     for run in sorted(named.runs(), key=lambda r: len(r.positions), reverse=True):
         if taken.intersection(run.positions):
             continue
-        if len(run.words) == 1 and not _one_word_brand(run.words[0]):
+        if len(run.words) == 1 and not named.one_word_brand(run):
             continue
         matched = brands(run.key)
         if matched:
@@ -189,11 +191,13 @@ def _brand_rows(named: NamedInRequest, brands: Callable[[str], Sequence[int]]) -
 
 
 class Run(NamedTuple):
-    """Consecutive words of a request spelled as names, as a brand key."""
+    """Consecutive words of a request spelled as names, as a brand key; ``alone``
+    when no word spelled as a name stands right before or after it."""
 
     key: str
     positions: range
     words: tuple[str, ...]
+    alone: bool
 
 
 class NamedInRequest:
@@ -209,14 +213,18 @@ class NamedInRequest:
     def __init__(self, query: str) -> None:
         self._query = query
         self._words: list[tuple[str, bool, tuple[str, ...]]] | None = None
+        #: most letters in another script (Cyrillic, Greek, CJK…): a word in Latin
+        #: letters is spelled as a name, capitalised or not ("从Polygon拉", "в Slack")
+        self.other_script = _other_script(query)
 
     def runs(self) -> list[Run]:
         """Every run of one to :data:`BRAND_WORDS` consecutive words spelled like a
         product's name — capitalised inside a sentence ("Google Drive"), or spelled
         as no plain word is (a digit, a dot, an inner capital: "auth0", "remove.bg",
         "sevDesk"); an article ("The", "A") is never one — with its key as
-        :func:`brand_keys` writes a brand. Decided from the spelling alone: finding
-        runs never loads the English word list."""
+        :func:`brand_keys` writes a brand, so a wrapper word inside a run is skipped
+        ("PDF API IO" is ``pdf-api-io-automation``'s ``pdfio``). Decided from the
+        spelling alone: finding runs never loads the English word list."""
         spelled = [
             word if (inside or _IDENTIFIER.search(word)) and not _article(word) else None
             for word, inside, _ in self._all_words()
@@ -227,13 +235,39 @@ class NamedInRequest:
                 words = tuple(w for w in spelled[first : last + 1] if w is not None)
                 if len(words) < last + 1 - first:  # a word not spelled as a name ends it
                     break
-                key = "".join(_NON_ALNUM.sub("", fold(w).lower()) for w in words)
-                out.append(Run(key, range(first, last + 1), words))
+                pieces = [_NON_ALNUM.sub("", fold(w).lower()) for w in words]
+                if len(pieces) > 1:
+                    pieces = [p for p in pieces if p not in _WRAPPER_WORDS]
+                alone = (first == 0 or spelled[first - 1] is None) and (
+                    last + 1 == len(spelled) or spelled[last + 1] is None
+                )
+                if key := "".join(pieces):
+                    out.append(Run(key, range(first, last + 1), words, alone))
         return out
+
+    def one_word_brand(self, run: Run) -> bool:
+        """Whether a run of one word may name a product by itself: spelled as no plain
+        word is ("auth0", "sevDesk", "remove.bg"); or standing alone, in a request in
+        another script ("从Polygon拉…") or after a word that introduces a tool ("in
+        Front, assign…", "through Carbone", "On Cloudflare, add…"). Never a number or
+        a version ("we shipped v0")."""
+        word = run.words[0]
+        if _VERSION.fullmatch(word):
+            return False
+        if _IDENTIFIER.search(word):
+            return True
+        if not run.alone:  # "Cloudflare Workers" is a product, not Cloudflare's
+            return False
+        before = run.positions.start - 1
+        return self.other_script or (
+            before >= 0 and self._all_words()[before][0].lower() in _TOOL_WORDS
+        )
 
     def _all_words(self) -> list[tuple[str, bool, tuple[str, ...]]]:
         """``(word, capitalised inside a sentence, tokens)`` of every word, in one pass
         (a long request costs linear time)."""
+        if self._words is None and self.other_script:
+            self._words = [_script_piece(m.group()) for m in _SCRIPT_PIECES.finditer(self._query)]
         if self._words is None:
             words: list[tuple[str, bool, tuple[str, ...]]] = []
             end = 0
@@ -294,10 +328,26 @@ _VERSION = re.compile(r"[vV]?\d+(?:[._-]\d+)*")
 _ARTICLES = frozenset(["a", "an", "the"])
 
 
-def _one_word_brand(word: str) -> bool:
-    """One word spelled as no plain word is, and not a number or a version ("v0",
-    "2.1": "we shipped v0 of the app" names no ``v0-automation``)."""
-    return _IDENTIFIER.search(word) is not None and _VERSION.fullmatch(word) is None
+#: words that introduce the tool a request is done in: "in Front", "through Carbone"
+_TOOL_WORDS = frozenset(["in", "into", "on", "via", "through", "using"])
+#: in a request in another script: runs of Latin letters and digits, and the rest
+_SCRIPT_PIECES = re.compile(r"[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*|[^\W\dA-Za-z_]+")
+
+
+def _other_script(query: str) -> bool:
+    """A quarter or more of the letters past the Latin blocks (from Greek, U+0370,
+    on: Cyrillic, CJK…), as :mod:`.multilingual` decides a request is not English."""
+    if query.isascii():
+        return False
+    letters = [c for c in fold(query) if c.isalpha()]
+    other = sum(c >= "\u0370" for c in letters)
+    return other > 0 and 4 * other >= len(letters)
+
+
+def _script_piece(piece: str) -> tuple[str, bool, tuple[str, ...]]:
+    """A word of a request in another script: Latin letters are a name, the rest never."""
+    latin = piece[:1].isascii()
+    return (piece, latin, tuple(tokenize(piece)) if latin else ())
 
 
 def _article(word: str) -> bool:

@@ -29,6 +29,7 @@ CATALOG = {
     "churn-analysis": ("Find why subscribers cancel and who is at risk.", "Cohorts."),
     "borrow-checker": ("Fix Rust lifetime and ownership compiler errors.", "E0502."),
     "slack-gif": ("Create animated GIFs for Slack.", "Keep frames small."),
+    "front-automation": ("Automate Front tasks via Rube MCP.", "Conversations, inboxes."),
 }
 QUERIES = [
     "extract the tables from a PDF file",
@@ -38,6 +39,8 @@ QUERIES = [
     "the team chats in Slack all day",  # a rare name word written as a name: evidence
     "make one with Slack Gif for the launch",  # a whole brand written as a name
     "Сделай анимированный GIF для Slack",  # another script: name evidence, no cosine
+    "in Front, assign the billing conversations to Maria",  # a tool word: one-word brand
+    "Назначь все разговоры в Front на Марию",  # a brand in Latin letters, another script
     "Tabellen aus einer PDF-Datei extrahieren",
     "kangaroo",
 ]

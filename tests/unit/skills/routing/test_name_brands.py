@@ -88,6 +88,7 @@ BRANDS = {
     "cloudflare": (6,),
     "removebg": (7,),
     "v0": (8,),
+    "pdfio": (9,),
 }
 
 
@@ -110,9 +111,46 @@ def test_a_brand_written_as_a_name_is_evidence_however_common_its_words() -> Non
 def test_one_plain_word_or_a_version_is_no_brand() -> None:
     """A lone capitalised word is a person, a place or a title as often as a product
     ("Tell Kit I'm late", "meet at Harvest"); a version is not a name."""
-    assert evidence("log two hours in Timely", ["hour", "timely"]) == {}
-    assert evidence("purge the cache On Cloudflare", ["purg", "cach", "cloudflar"]) == {}
+    assert evidence("Tell Timely I'm late", ["tell", "timely", "late"]) == {}
+    assert evidence("meet me at Cloudflare tomorrow", ["meet", "cloudflar", "tomorrow"]) == {}
     assert evidence("we shipped v0 of the app", ["ship", "v0", "app"]) == {}
+    assert evidence("build it in V0 now", ["build", "v0"]) == {}  # a version, even after "in"
+
+
+def test_one_plain_word_after_a_tool_word_is_a_brand() -> None:
+    """ "log two hours in Timely", "On Cloudflare, purge…", "through Carbone": a word
+    that introduces a tool makes a lone capital the tool's name — but only when it
+    stands alone ("in Cloudflare Workers" is another product) and is capitalised."""
+    assert evidence("log two hours in Timely", ["hour", "timely"]) == {
+        5: _name_words.BRAND_EVIDENCE
+    }
+    assert evidence("On Cloudflare, purge the cache", ["cloudflar", "purg", "cach"]) == {
+        6: _name_words.BRAND_EVIDENCE
+    }
+    assert evidence("deploy it on Cloudflare Workers", ["deploy", "cloudflar", "worker"]) == {}
+    assert evidence("log two hours in timely fashion", ["hour", "timely", "fashion"]) == {}
+
+
+def test_a_wrapper_word_inside_a_run_is_no_part_of_the_brand() -> None:
+    """ "PDF API IO" spells ``pdf-api-io-automation``'s brand as brand_keys writes
+    it, without the wrapper word (``pdfio``)."""
+    assert evidence("fill it with PDF API IO", ["fill", "pdf", "api", "io"]) == {
+        9: _name_words.BRAND_EVIDENCE
+    }
+    assert not [r for r in NamedInRequest("read the API docs").runs() if r.key == ""]
+
+
+def test_in_another_script_a_word_in_latin_letters_is_a_name() -> None:
+    """A Chinese or Russian request writes a product in Latin letters, capitalised or
+    not, glued to the text or not: "从Polygon拉…", "в timely"; the text around it
+    never joins a run."""
+    named = NamedInRequest("帮我从Cloudflare拉一下数据")
+    assert named.other_script
+    assert [(r.key, r.alone) for r in named.runs()] == [("cloudflare", True)]
+    assert evidence("帮我从Cloudflare拉一下数据", ["cloudflar"]) == {6: _name_words.BRAND_EVIDENCE}
+    assert evidence("Запиши два часа в timely", ["timely"]) == {5: _name_words.BRAND_EVIDENCE}
+    assert evidence("部署到 Cloudflare Workers 上", ["cloudflar", "worker"]) == {}
+    assert not NamedInRequest("log two hours in Timely").other_script
 
 
 def test_the_longest_brand_takes_its_words() -> None:
@@ -167,7 +205,21 @@ def test_a_non_english_request_naming_a_product_ranks_it_first(
     query = "Leg bitte in sevDesk eine Rechnung für die Müller GmbH an"
     assert matcher.rank(query, k=1)[0].name == "sevdesk-automation"
     monkeypatch.setattr(_name_words, "NAME_EVIDENCE_SCALE", 0.0)
+    monkeypatch.setattr(_name_words, "BRAND_EVIDENCE", 0.0)
     assert matcher.rank(query, k=1)[0].name == "invoice-writer"
+
+
+def test_a_request_in_another_script_naming_a_product_in_latin_letters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ "Посади 10 деревьев через More Trees": the brand, in Latin letters inside
+    Cyrillic text, floors the wrapper's semantic half as in an English request
+    (before, non-English requests got no brand evidence)."""
+    matcher = SkillMatcher.from_skills(_catalog(), embedder=WorkOrPlanting())
+    query = "Посади 10 деревьев через More Trees"
+    assert matcher.rank(query, k=1)[0].name == "more-trees-automation"
+    monkeypatch.setattr(_name_words, "BRAND_EVIDENCE", 0.0)
+    assert matcher.rank(query, k=1)[0].name != "more-trees-automation"
 
 
 def test_text_mostly_in_another_script_is_not_english() -> None:
