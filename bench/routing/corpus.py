@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import tempfile
@@ -11,7 +12,9 @@ from skilldeck.skills.model.skill import Skill, SkillSource
 from skilldeck.skills.model.spec import SkillMetadata
 
 REPO = Path(__file__).resolve().parents[2]
-CORPUS = REPO.parent / "shared" / "corpus"
+#: ``../shared/corpus`` beside the checkout, or ``SKILLDECK_CORPUS`` (as the tests read
+#: it: a clone elsewhere finds the corpus the same way)
+CORPUS = Path(os.environ.get("SKILLDECK_CORPUS") or REPO.parent / "shared" / "corpus")
 _WORD = re.compile(r"[a-z]{4,}")
 
 

@@ -35,6 +35,7 @@ SPLIT_NAMES = (
     "heldout6",
     "heldout7",
     "heldout8",
+    "heldout9",
 )
 SPLITS = {name: HERE / f"{name}.jsonl" for name in SPLIT_NAMES}
 Z95 = 1.959964
