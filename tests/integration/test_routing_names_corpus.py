@@ -84,6 +84,10 @@ def test_a_named_product_ranks_its_wrapper_first(
         "My sister just got hired as a Data Scientist at a bank.",
         "We shipped v0 of the app last week.",
         "I'm reading a novel called The Odds this summer.",
+        # a capital after a tool word, but a modifier, a person's, or past a comma
+        "She was born in Gemini season, so she says",
+        "Once the lights came on, Kit started to cry",
+        "we stayed in Kit's flat for a week",
     ],
 )
 def test_everyday_words_that_name_products_are_not_hinted(

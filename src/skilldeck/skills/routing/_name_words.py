@@ -61,7 +61,7 @@ from typing import NamedTuple
 
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.routing._basics import MIN_CEILING
-from skilldeck.skills.routing.tokenize import fold, tokenize
+from skilldeck.skills.routing.tokenize import STOPWORDS, fold, tokenize
 
 __all__ = [
     "BRAND_EVIDENCE",
@@ -217,6 +217,8 @@ class NamedInRequest:
     def __init__(self, query: str) -> None:
         self._query = query
         self._words: list[tuple[str, bool, tuple[str, ...]]] | None = None
+        #: per word, the text between it and the word before ("" for the first)
+        self._gaps: list[str] = []
         #: most letters in another script (Cyrillic, Greek, CJK…): a word in Latin
         #: letters is spelled as a name, capitalised or not ("从Polygon拉", "в Slack")
         self.other_script = _other_script(query)
@@ -227,26 +229,28 @@ class NamedInRequest:
         as no plain word is (a digit, a dot, an inner capital: "auth0", "remove.bg",
         "sevDesk"); an article ("The", "A") is never one — with its key as
         :func:`brand_keys` writes a brand, so a wrapper word inside a run is skipped
-        ("PDF API IO" is ``pdf-api-io-automation``'s ``pdfio``). Decided from the
-        spelling alone: finding runs never loads the English word list."""
-        spelled = [
-            word if (inside or _IDENTIFIER.search(word)) and not _article(word) else None
-            for word, inside, _ in self._all_words()
-        ]
+        ("PDF API IO" is ``pdf-api-io-automation``'s ``pdfio``, "the Claude API"
+        ``claude``; a leading one stays: "API Developer" is a job). A run never
+        crosses punctuation ("Slack、Notion", "Sage, Kit"), and a number is no name
+        ("in Timely 2 hours"). Decided from the spelling alone: finding runs never
+        loads the English word list."""
+        words = self._all_words()
+        spelled = [word if _spelled_as_name(word, inside) else None for word, inside, _ in words]
+        linked = [i > 0 and self._joined(i) for i in range(len(words))]
         out: list[Run] = []
         for first in range(len(spelled)):
             for last in range(first, min(first + BRAND_WORDS, len(spelled))):
-                words = tuple(w for w in spelled[first : last + 1] if w is not None)
-                if len(words) < last + 1 - first:  # a word not spelled as a name ends it
-                    break
-                pieces = [_NON_ALNUM.sub("", fold(w).lower()) for w in words]
-                if len(pieces) > 1:
-                    pieces = [p for p in pieces if p not in _WRAPPER_WORDS]
-                alone = (first == 0 or spelled[first - 1] is None) and (
-                    last + 1 == len(spelled) or spelled[last + 1] is None
+                names = tuple(w for w in spelled[first : last + 1] if w is not None)
+                if len(names) < last + 1 - first or (last > first and not linked[last]):
+                    break  # a word not spelled as a name, or punctuation, ends it
+                pieces = [_NON_ALNUM.sub("", fold(w).lower()) for w in names]
+                pieces[1:] = [p for p in pieces[1:] if p not in _WRAPPER_WORDS]
+                alone = (first == 0 or spelled[first - 1] is None or not linked[first]) and (
+                    last + 1 == len(spelled) or spelled[last + 1] is None or not linked[last + 1]
                 )
-                if key := "".join(pieces):
-                    out.append(Run(key, range(first, last + 1), words, alone))
+                key = "".join(pieces)
+                if key and not _VERSION.fullmatch(key):
+                    out.append(Run(key, range(first, last + 1), names, alone))
         return out
 
     def one_word_brand(self, run: Run) -> bool:
@@ -262,29 +266,58 @@ class NamedInRequest:
             return True
         if not run.alone:  # "Cloudflare Workers" is a product, not Cloudflare's
             return False
-        before = run.positions.start - 1
-        return self.other_script or (
-            before >= 0 and self._all_words()[before][0].lower() in _TOOL_WORDS
+        if self.other_script:  # "从Polygon拉", not a loanword ("找一个 developer")
+            return word[:1].isupper()
+        at = run.positions.start
+        return (
+            at > 0
+            and self._joined(at)  # "Once the lights came on, Kit…" has no tool word
+            and self._all_words()[at - 1][0].lower() in _TOOL_WORDS
+            and not self._qualifies_next(at)
         )
+
+    def _qualifies_next(self, at: int) -> bool:
+        """Whether the word at ``at`` is a person's or a modifier: followed by 's ("in
+        Kit's flat") or by a plain word it qualifies ("in Linear algebra class", "into
+        Apollo house"), not by punctuation or a function word ("in Front, assign…",
+        "through Carbone and…", "in Timely against…")."""
+        words = self._all_words()
+        if at + 1 >= len(words):
+            return False
+        word, gap = words[at + 1][0], self._gaps[at + 1]
+        if gap in ("'", "’") and word.lower() == "s":
+            return True
+        return not gap.strip() and word.islower() and word not in STOPWORDS
+
+    def _joined(self, at: int) -> bool:
+        """Only spaces between the word at ``at`` and the one before: no comma, no "、",
+        no full stop, so the two may belong to one name."""
+        return not self._gaps[at].strip()
 
     def _all_words(self) -> list[tuple[str, bool, tuple[str, ...]]]:
         """``(word, capitalised inside a sentence, tokens)`` of every word, in one pass
         (a long request costs linear time)."""
-        if self._words is None and self.other_script:
-            self._words = [_script_piece(m.group()) for m in _SCRIPT_PIECES.finditer(self._query)]
-        if self._words is None:
-            words: list[tuple[str, bool, tuple[str, ...]]] = []
-            end = 0
-            for m in _WORD.finditer(self._query):
-                word, gap = m.group(), self._query[end : m.start()]
+        if self._words is not None:
+            return self._words
+        words: list[tuple[str, bool, tuple[str, ...]]] = []
+        # in another script: Latin pieces of the folded text ("ＧｉｔＨｕｂ", "Müller")
+        text = fold(self._query) if self.other_script else self._query
+        end = 0
+        for m in (_SCRIPT_PIECES if self.other_script else _WORD).finditer(text):
+            word, gap = m.group(), text[end : m.start()]
+            if self.other_script:  # a Latin word is a name, the rest never
+                inside = word[:1].isascii() and word.lower() not in _CALENDAR
+                words.append((word, inside, tuple(tokenize(word)) if inside else ()))
+            else:
                 starts = (not words and _LEADING.fullmatch(gap) is not None) or bool(
                     _SENTENCE_END.search(gap)
                 )
                 inside = word[:1].isupper() and not starts and word.lower() not in _CALENDAR
                 words.append((word, inside, tuple(tokenize(word))))
-                end = m.end()
-            self._words = words
-        return self._words
+            self._gaps.append(gap)
+            end = m.end()
+        self._words = words
+        return words
 
     def covers(self, token: str) -> bool:
         """Whether a word of the request written as a name has ``token``; only the
@@ -348,10 +381,12 @@ def _other_script(query: str) -> bool:
     return other > 0 and 4 * other >= len(letters)
 
 
-def _script_piece(piece: str) -> tuple[str, bool, tuple[str, ...]]:
-    """A word of a request in another script: Latin letters are a name, the rest never."""
-    latin = piece[:1].isascii()
-    return (piece, latin, tuple(tokenize(piece)) if latin else ())
+def _spelled_as_name(word: str, inside: bool) -> bool:
+    """Capitalised inside a sentence or spelled as no plain word is; never an article
+    or a bare number ("in Timely 2 hours")."""
+    if _article(word) or word.isdigit():
+        return False
+    return inside or _IDENTIFIER.search(word) is not None
 
 
 def _article(word: str) -> bool:

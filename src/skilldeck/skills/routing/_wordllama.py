@@ -162,7 +162,12 @@ class TokenCache:
 
     def ids(self, words: set[str], tokenizer: Callable[[], Any]) -> dict[str, tuple[int, ...]]:
         """The token ids of every word: cached ones from here, the rest from the
-        tokenizer (loaded only then), remembered for next time."""
+        tokenizer (loaded only then), remembered for next time. A word that is not
+        valid Unicode (a lone surrogate: undecodable bytes in a command-line argument)
+        has no tokens; SQLite and the tokenizer refuse it."""
+        broken = {w for w in words if not _encodable(w)}
+        if broken:
+            return {**self.ids(words - broken, tokenizer), **dict.fromkeys(broken, ())}
         found = self.get(words)
         missing = sorted(words - found.keys())
         if missing:
@@ -184,3 +189,11 @@ class TokenCache:
                 db.executemany("INSERT OR REPLACE INTO tokens VALUES (?, ?)", rows)
         except (OSError, sqlite3.Error) as e:
             log.info("cannot write token cache %s: %s", self._path, e)
+
+
+def _encodable(word: str) -> bool:
+    try:
+        word.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

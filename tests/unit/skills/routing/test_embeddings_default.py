@@ -19,6 +19,7 @@ from skilldeck.skills.registry import SkillRegistry
 from skilldeck.skills.routing import SkillMatcher, embeddings_on, warm_rank_embedded
 from skilldeck.skills.routing import _embeddings as embeddings_mod
 from skilldeck.skills.routing._embeddings import StaticEmbedder, TokenCache, load_embedder
+from skilldeck.skills.routing._wordllama import query_vector
 
 pytest.importorskip("wordllama")
 
@@ -30,6 +31,7 @@ CATALOG = {
     "borrow-checker": ("Fix Rust lifetime and ownership compiler errors.", "E0502."),
     "slack-gif": ("Create animated GIFs for Slack.", "Keep frames small."),
     "front-automation": ("Automate Front tasks via Rube MCP.", "Conversations, inboxes."),
+    "front-desk": ("Greet guests at the front desk of a hotel.", "Check-in."),  # not rare
 }
 QUERIES = [
     "extract the tables from a PDF file",
@@ -41,6 +43,7 @@ QUERIES = [
     "Сделай анимированный GIF для Slack",  # another script: name evidence, no cosine
     "in Front, assign the billing conversations to Maria",  # a tool word: one-word brand
     "Назначь все разговоры в Front на Марию",  # a brand in Latin letters, another script
+    "把账单对话都放进Front里",  # glued to CJK text
     "Tabellen aus einer PDF-Datei extrahieren",
     "kangaroo",
 ]
@@ -134,6 +137,18 @@ def test_cached_words_spare_the_tokenizer(tmp_path: Path) -> None:
 def test_an_empty_text_embeds_to_zeros(tmp_path: Path) -> None:
     vectors = load_embedder(tmp_path).embed(["", "   "])
     assert not vectors.any()
+
+
+def test_a_word_that_is_not_valid_unicode_has_no_tokens(tmp_path: Path) -> None:
+    """Undecodable bytes in a command-line argument reach us as lone surrogates
+    (``skilldeck skills match $'\\xff in Front'``); SQLite and the tokenizer refuse
+    them, which used to end a match in a traceback. The word counts for nothing."""
+    embedder = load_embedder(tmp_path)
+    vectors = embedder.embed(["\udcff in Front", "in Front"])
+    assert np.allclose(vectors[0], vectors[1])
+    assert not embedder.embed(["\udcff"]).any()
+    warm = query_vector("\udcff in Front", tmp_path)
+    assert warm is not None and np.allclose(warm, vectors[1], atol=1e-5)
 
 
 def test_the_warm_path_ranks_as_the_matcher(

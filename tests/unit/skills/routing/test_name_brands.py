@@ -141,16 +141,77 @@ def test_a_wrapper_word_inside_a_run_is_no_part_of_the_brand() -> None:
 
 
 def test_in_another_script_a_word_in_latin_letters_is_a_name() -> None:
-    """A Chinese or Russian request writes a product in Latin letters, capitalised or
-    not, glued to the text or not: "从Polygon拉…", "в timely"; the text around it
-    never joins a run."""
+    """A Chinese or Russian request writes a product in Latin letters, glued to the
+    text or not ("从Polygon拉…", "в Timely"); the text around it never joins a run.
+    Alone, one word names a product only when capitalised: a lowercase one is as
+    often a loanword ("找一个 developer")."""
     named = NamedInRequest("帮我从Cloudflare拉一下数据")
     assert named.other_script
     assert [(r.key, r.alone) for r in named.runs()] == [("cloudflare", True)]
     assert evidence("帮我从Cloudflare拉一下数据", ["cloudflar"]) == {6: _name_words.BRAND_EVIDENCE}
-    assert evidence("Запиши два часа в timely", ["timely"]) == {5: _name_words.BRAND_EVIDENCE}
+    assert evidence("Запиши два часа в Timely", ["timely"]) == {5: _name_words.BRAND_EVIDENCE}
+    assert evidence("Запиши два часа в timely", ["timely"]) == {}
     assert evidence("部署到 Cloudflare Workers 上", ["cloudflar", "worker"]) == {}
     assert not NamedInRequest("log two hours in Timely").other_script
+
+
+def test_in_another_script_latin_words_are_read_folded() -> None:
+    """Accents and full-width letters are folded before the Latin words are found:
+    "Müller" is one word, not ``m`` and ``ller``; "ＧｉｔＨｕｂ" is GitHub; weekdays
+    and months are no names in any script."""
+    assert [r.key for r in NamedInRequest("Напиши Müller в Slack").runs()] == [
+        "muller",
+        "slack",
+    ]
+    assert [r.key for r in NamedInRequest("从ＧｉｔＨｕｂ拉数据").runs()] == ["github"]
+    assert [r.key for r in NamedInRequest("Созвон в Monday в Zoom").runs()] == ["zoom"]
+
+
+def test_punctuation_and_numbers_end_a_run() -> None:
+    """A product's name holds no comma, no "、" and no bare number: "Slack、Notion"
+    are two products, each standing alone; "in Timely 2 hours" names Timely."""
+    named = NamedInRequest("用 Slack、Notion 和 Jira 同步任务")
+    assert {(r.key, r.alone) for r in named.runs()} == {
+        ("slack", True),
+        ("notion", True),
+        ("jira", True),
+    }
+    assert evidence("log in Timely 2 hours for Maria", ["log", "timely", "hour"]) == {
+        5: _name_words.BRAND_EVIDENCE
+    }
+
+
+def test_a_tool_word_must_touch_the_name() -> None:
+    """ "Once the lights came on, Kit started to cry": a comma between them, so "on"
+    introduces nothing; "in Kit's flat" is a person's flat."""
+    brands = {"kit": (1,)}
+
+    def kit(query: str) -> dict[int, float]:
+        return name_evidence(query, ["kit"], 900, {}.get, lambda row: frozenset(), brands.get)
+
+    assert kit("Once the lights came on, Kit started to cry") == {}
+    assert kit("we stayed in Kit's flat for a week") == {}
+    assert kit("we stayed in Kit’s flat for a week") == {}
+    assert kit("add the subscriber in Kit, then tag them") == {1: _name_words.BRAND_EVIDENCE}
+    assert kit("tag the new subscribers in Kit and send the welcome") == {
+        1: _name_words.BRAND_EVIDENCE
+    }
+    assert kit("we meet in Kit cafe on Fridays") == {}  # a modifier: a place's name
+
+
+def test_a_leading_wrapper_word_stays_and_a_version_is_never_a_brand() -> None:
+    """ "API Developer" is a job, not ``cli-developer``'s brand ``developer``; "V0 API"
+    leaves ``v0``, a version."""
+    found = name_evidence(
+        "hired as an API Developer",
+        ["hire", "api", "develop"],
+        900,
+        {}.get,
+        lambda row: frozenset(),
+        {"developer": (1,)}.get,
+    )
+    assert found == {}
+    assert evidence("build the page in V0 API mode", ["build", "page", "v0", "api"]) == {}
 
 
 def test_the_longest_brand_takes_its_words() -> None:
