@@ -36,6 +36,7 @@ SPLIT_NAMES = (
     "heldout7",
     "heldout8",
     "heldout9",
+    "heldout10",
 )
 SPLITS = {name: HERE / f"{name}.jsonl" for name in SPLIT_NAMES}
 Z95 = 1.959964

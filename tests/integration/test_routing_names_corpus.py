@@ -52,10 +52,6 @@ def matcher(tmp_path_factory: pytest.TempPathFactory) -> SkillMatcher:
         ("in Plain, list the open support threads from acme.io customers", "plain-automation"),
         ("put Maria Lopez into the pipeline for the accountant job in CATS", "cats-automation"),
         ("count words per page through the Claude API", "claude-api"),
-        # another script: a product in Latin letters is a name, and a brand
-        ("Покажи топ-10 историй с главной Hacker News", "hackernews-automation"),
-        ("Отправь счёт клиенту через Zoho Invoice", "zoho_invoice-automation"),
-        ("用 Front 把未分配的账单对话都分给 Maria", "front-automation"),
     ],
 )
 def test_a_named_product_ranks_its_wrapper_first(

@@ -16,7 +16,7 @@ _BENCH_ROUTING = Path(__file__).resolve().parents[2] / "bench" / "routing"
 
 @pytest.mark.parametrize(
     "split",
-    [f"heldout{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9)] + ["dev"],
+    [f"heldout{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10)] + ["dev"],
 )
 def test_split_shape(split: str) -> None:
     queries = load_split(split)
@@ -97,24 +97,26 @@ def test_the_blind_splits_share_nothing_with_the_earlier_ones(
         assert not (q.expected & seen), (q.id, sorted(q.expected & seen))
 
 
-def test_heldout9_is_drawn_from_the_whole_catalog() -> None:
-    """heldout9 (four writers, blind, after the eighth round was frozen) has the
-    hidden set's exact shape, and its sources were drawn from the whole catalog but
-    the dev split's answers, not from what earlier splits left: by the eighth round
-    the leftovers were mostly product wrappers, unlike a catalog. So its answers may
-    name skills earlier splits named (docs/routing.md reports both parts); its
-    requests are new and its sources are not the dev split's."""
-    queries = load_split("heldout9")
+@pytest.mark.parametrize("split", ["heldout9", "heldout10"])
+def test_the_catalog_shaped_splits(split: str) -> None:
+    """heldout9 and heldout10 (four writers each, blind, after the eighth round and
+    its revision were frozen) have the hidden set's exact shape, and their sources
+    were drawn from the whole catalog but the dev split's answers (and, for
+    heldout10, heldout9's), not from what earlier splits left: by the eighth round
+    the leftovers were mostly product wrappers, unlike a catalog. So their answers may
+    name skills earlier splits named (docs/routing.md reports both parts); their
+    requests are new and their sources are not the dev split's."""
+    queries = load_split(split)
     kinds = Counter(q.kind for q in queries)
     assert len(queries) == 220 and kinds["none"] == 20
     assert kinds["indirect"] >= 60
     foreign = [q for q in queries if q.lang != "en"]
     assert len(foreign) == 20 and len({q.lang for q in foreign}) == 8
-    earlier = [q for name in SPLIT_NAMES if name != "heldout9" for q in load_split(name)]
+    earlier = [q for name in SPLIT_NAMES if name != split for q in load_split(name)]
     earlier += load_devset(_BENCH_ROUTING / "devset.jsonl")
     assert not {q.text for q in queries} & {q.text for q in earlier}
     dev_names = {name for q in load_split("dev") for name in q.expected}
-    sources = _sources("heldout9")
+    sources = _sources(split)
     assert len(sources) >= 180 and not (sources & dev_names), sorted(sources & dev_names)
 
 
@@ -137,7 +139,7 @@ def test_wilson_interval() -> None:
 @pytest.mark.corpus
 @pytest.mark.parametrize(
     "split",
-    [f"heldout{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9)] + ["dev"],
+    [f"heldout{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10)] + ["dev"],
 )
 def test_every_expected_answer_is_a_skill_of_the_corpus(corpus: Path, split: str) -> None:
     from bench.routing.corpus import load_corpus

@@ -166,7 +166,7 @@ class WarmIndex:
         return {row: score for row, score in zip(rows, scores, strict=True) if score > 0}
 
     def name_evidence(
-        self, query: str, tokens: Sequence[str], skills: Sequence[Skill]
+        self, query: str, tokens: Sequence[str], skills: Sequence[Skill], *, brands: bool
     ) -> dict[int, float]:
         """:meth:`.match.SkillMatcher._name_evidence` from the file's views."""
 
@@ -186,7 +186,9 @@ class WarmIndex:
                 built.append(brand_index(skills))
             return built[0].get(key, ())
 
-        return name_evidence(query, tokens, self.n_docs, lookup, words, by_brand)
+        return name_evidence(
+            query, tokens, self.n_docs, lookup, words, by_brand if brands else None
+        )
 
 
 def embeddings_on(settings: Settings) -> bool:
@@ -259,7 +261,7 @@ def warm_rank_embedded(registry: WarmRegistry, query: str, *, k: int) -> list[Ma
         if wordllama_folder() is None:
             return None  # no model: the matcher ranks it by words alone
         # as the matcher: its rare name words are the semantic half
-        floors = index.name_evidence(query, tokens, skills)
+        floors = index.name_evidence(query, tokens, skills, brands=False)
         named = {
             row: _fuse(lexical.get(row, 0.0), floors.get(row, 0.0)) for row in {*lexical, *floors}
         }
@@ -268,7 +270,7 @@ def warm_rank_embedded(registry: WarmRegistry, query: str, *, k: int) -> list[Ma
     wanted = query_vector(query, path.parent) if vectors is not None else None
     if vectors is None or wanted is None:
         return None
-    floors = index.name_evidence(query, tokens, skills)
+    floors = index.name_evidence(query, tokens, skills, brands=True)
     width = len(wanted)
     mixed: dict[int, float] = {}
     for row in range(len(skills)):

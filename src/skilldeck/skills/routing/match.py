@@ -273,7 +273,7 @@ class SkillMatcher:
         """A non-English request: the English embeddings cannot read it, so the
         semantic half is its name evidence alone ("Leg in sevDesk eine Rechnung an")."""
         semantic = np.zeros(len(self.skills), dtype=np.float32)
-        for row, evidence in self._name_evidence(query).items():
+        for row, evidence in self._name_evidence(query, brands=False).items():
             semantic[row] = evidence
         mixed, _ = fuse(scores, semantic)
         return [
@@ -281,7 +281,7 @@ class SkillMatcher:
             for i in top_indices(mixed, k)
         ]
 
-    def _name_evidence(self, query: str) -> dict[int, float]:
+    def _name_evidence(self, query: str, *, brands: bool = True) -> dict[int, float]:
         """Row → how strongly the request names the skill by a rare word of its name
         (:mod:`._name_words`): a floor under its cosine."""
         index = self.index
@@ -294,7 +294,8 @@ class SkillMatcher:
             return float(index.idf[tid]), index.docs[start:end].tolist()
 
         tokens = tokenize_query(query, self._dictionary)
-        return name_evidence(query, tokens, index.n_docs, lookup, self._name_words, self._brands)
+        by_brand = self._brands if brands else None
+        return name_evidence(query, tokens, index.n_docs, lookup, self._name_words, by_brand)
 
     def _name_words(self, row: int) -> frozenset[str]:
         words = self._name_word_memo.get(row)

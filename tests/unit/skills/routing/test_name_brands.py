@@ -140,33 +140,6 @@ def test_a_wrapper_word_inside_a_run_is_no_part_of_the_brand() -> None:
     assert not [r for r in NamedInRequest("read the API docs").runs() if r.key == ""]
 
 
-def test_in_another_script_a_word_in_latin_letters_is_a_name() -> None:
-    """A Chinese or Russian request writes a product in Latin letters, glued to the
-    text or not ("从Polygon拉…", "в Timely"); the text around it never joins a run.
-    Alone, one word names a product only when capitalised: a lowercase one is as
-    often a loanword ("找一个 developer")."""
-    named = NamedInRequest("帮我从Cloudflare拉一下数据")
-    assert named.other_script
-    assert [(r.key, r.alone) for r in named.runs()] == [("cloudflare", True)]
-    assert evidence("帮我从Cloudflare拉一下数据", ["cloudflar"]) == {6: _name_words.BRAND_EVIDENCE}
-    assert evidence("Запиши два часа в Timely", ["timely"]) == {5: _name_words.BRAND_EVIDENCE}
-    assert evidence("Запиши два часа в timely", ["timely"]) == {}
-    assert evidence("部署到 Cloudflare Workers 上", ["cloudflar", "worker"]) == {}
-    assert not NamedInRequest("log two hours in Timely").other_script
-
-
-def test_in_another_script_latin_words_are_read_folded() -> None:
-    """Accents and full-width letters are folded before the Latin words are found:
-    "Müller" is one word, not ``m`` and ``ller``; "ＧｉｔＨｕｂ" is GitHub; weekdays
-    and months are no names in any script."""
-    assert [r.key for r in NamedInRequest("Напиши Müller в Slack").runs()] == [
-        "muller",
-        "slack",
-    ]
-    assert [r.key for r in NamedInRequest("从ＧｉｔＨｕｂ拉数据").runs()] == ["github"]
-    assert [r.key for r in NamedInRequest("Созвон в Monday в Zoom").runs()] == ["zoom"]
-
-
 def test_punctuation_and_numbers_end_a_run() -> None:
     """A product's name holds no comma, no "、" and no bare number: "Slack、Notion"
     are two products, each standing alone; "in Timely 2 hours" names Timely."""
@@ -270,17 +243,19 @@ def test_a_non_english_request_naming_a_product_ranks_it_first(
     assert matcher.rank(query, k=1)[0].name == "invoice-writer"
 
 
-def test_a_request_in_another_script_naming_a_product_in_latin_letters(
+def test_a_non_english_request_gets_no_brand_evidence(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """ "Посади 10 деревьев через More Trees": the brand, in Latin letters inside
-    Cyrillic text, floors the wrapper's semantic half as in an English request
-    (before, non-English requests got no brand evidence)."""
+    """Its keyword scores are small (the dictionary's words), so a brand's floor
+    would decide the ranking, and a product named only as the context would win
+    ("OpenAIのSoraで…" on a fresh split): rare words alone are its semantic half."""
     matcher = SkillMatcher.from_skills(_catalog(), embedder=WorkOrPlanting())
     query = "Посади 10 деревьев через More Trees"
-    assert matcher.rank(query, k=1)[0].name == "more-trees-automation"
-    monkeypatch.setattr(_name_words, "BRAND_EVIDENCE", 0.0)
-    assert matcher.rank(query, k=1)[0].name != "more-trees-automation"
+    before = [m.name for m in matcher.rank(query, k=5)]
+    monkeypatch.setattr(_name_words, "BRAND_EVIDENCE", 1.0)
+    assert [m.name for m in matcher.rank(query, k=5)] == before
+    english = "plant 10 trees with More Trees for the March signups"
+    assert matcher.rank(english, k=1)[0].name == "more-trees-automation"
 
 
 def test_text_mostly_in_another_script_is_not_english() -> None:
