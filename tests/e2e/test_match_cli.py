@@ -140,3 +140,24 @@ def test_the_untrusted_folder_warning_is_printed_once(tmp_path: Path, as_json: b
     )
     assert out.returncode == 0, out.stderr
     assert out.stderr.count("this folder is not trusted") == 1, out.stderr
+
+
+@pytest.mark.parametrize("cold", [True, False])
+def test_bytes_that_are_not_utf8_in_the_request_are_no_traceback(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cold: bool
+) -> None:
+    """A shell passes the bytes it was given: ``skilldeck skills match $'\\xff gif'``
+    reaches Python as a lone surrogate, which SQLite and the tokenizer refuse (a
+    traceback, exit 1). With embeddings on (the default), cold and warm, the word is
+    ignored and the rest is ranked."""
+    pytest.importorskip("wordllama")
+    monkeypatch.delenv("SKILLDECK_EMBEDDINGS", raising=False)
+    env = {**os.environ, "SKILLDECK_HOME": str(tmp_path / "home"), "HOME": str(tmp_path)}
+    args = [sys.executable.encode(), b"-m", b"skilldeck.cli.main", b"skills", b"match"]
+    args += [b"\xff animated gif for slack", b"--root", str(root).encode(), b"--no-defaults"]
+    if not cold:  # a first run builds the index and the vectors; the second is warm
+        subprocess.run([*args, b"--json"], cwd=tmp_path, env=env, capture_output=True, timeout=60)
+    out = subprocess.run([*args, b"--json"], cwd=tmp_path, env=env, capture_output=True, timeout=60)
+    assert out.returncode == 0, out.stderr.decode(errors="replace")
+    assert b"Traceback" not in out.stderr
+    assert json.loads(out.stdout)[0]["name"] == "slack-gif-creator"
