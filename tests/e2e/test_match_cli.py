@@ -161,3 +161,18 @@ def test_bytes_that_are_not_utf8_in_the_request_are_no_traceback(
     assert out.returncode == 0, out.stderr.decode(errors="replace")
     assert b"Traceback" not in out.stderr
     assert json.loads(out.stdout)[0]["name"] == "slack-gif-creator"
+
+
+def test_a_root_whose_name_is_not_utf8_is_kept_and_ranked(root: Path, tmp_path: Path) -> None:
+    """A folder named with bytes that are not UTF-8 is a valid root: the argument
+    naming it keeps its bytes, and the registry's fingerprint (a cache key) hashes
+    them instead of failing to encode the path (a traceback before)."""
+    odd = tmp_path / "skills\udcff"
+    root.rename(odd)
+    env = {**os.environ, "SKILLDECK_HOME": str(tmp_path / "home"), "HOME": str(tmp_path)}
+    args = [sys.executable.encode(), b"-m", b"skilldeck.cli.main", b"skills", b"match"]
+    args += [b"animated gif for slack", b"--root", os.fsencode(odd), b"--no-defaults", b"--json"]
+    out = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, timeout=60)
+    assert out.returncode == 0, out.stderr.decode(errors="replace")
+    rows = json.loads(out.stdout.decode("utf-8", "surrogateescape"))  # the path's own bytes
+    assert rows[0]["name"] == "slack-gif-creator"

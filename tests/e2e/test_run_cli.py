@@ -275,3 +275,23 @@ def test_run_skill_refuses_dynamic_context_the_gate_does_not_allow(tmp_path: Pat
     assert "stamper" in proc.stderr and "echo SENTINEL" in proc.stderr
     assert "not allowed" in proc.stderr
     assert "SENTINEL\n" not in proc.stdout
+
+
+def test_a_task_holding_bytes_that_are_not_utf8_runs_and_is_stored(
+    tmp_path: Path, skilldeck_home: Path
+) -> None:
+    """``skilldeck run $'\\xff hello'``: the shell passes bytes that are not UTF-8,
+    which reach Python as a lone surrogate; the session store refused it (a
+    traceback, exit 1). They become U+FFFD."""
+    import os
+    import subprocess
+    import sys
+
+    script = write_script(tmp_path / "script.jsonl", [{"text": "hi there"}])
+    args = [sys.executable.encode(), b"-m", b"skilldeck.cli.main", b"run", b"\xff hello"]
+    args += [b"--model", f"scripted:{script}".encode()]
+    done = subprocess.run(args, cwd=tmp_path, env=os.environ, capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    assert b"hi there" in done.stdout and b"Traceback" not in done.stderr
+    sessions = SessionStore(skilldeck_home / "sessions.db").list()
+    assert [s.task for s in sessions] == ["\ufffd hello"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import os
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
@@ -233,8 +234,31 @@ def _config_warnings_as_lines() -> None:
     warnings.showwarning = show
 
 
+def _valid_arguments(argv: list[str]) -> list[str]:
+    """The arguments with bytes that are not UTF-8 (which Python hands over as lone
+    surrogates, ``$'\\xff'`` in a shell) replaced by U+FFFD, so a task or a request
+    can be stored, sent and ranked; an argument naming an existing file is kept as
+    it is (the filesystem takes those bytes back)."""
+    out = []
+    for arg in argv:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            if not os.path.lexists(arg):
+                arg = _replace_invalid(arg)
+        out.append(arg)
+    return out
+
+
+def _replace_invalid(arg: str) -> str:
+    try:  # the bytes the shell passed, decoded again: one U+FFFD for each bad run
+        return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate no byte decodes to (not from argv)
+        return arg.encode("utf-8", "replace").decode("utf-8")
+
+
 def main() -> None:
-    argv = sys.argv[1:]
+    argv = _valid_arguments(sys.argv[1:])
     if len(argv) == 1 and argv[0] in _VERSION_FLAGS:
         _print_version()  # before typer: a version check must cost nothing
         return

@@ -314,12 +314,12 @@ class SkillRegistry:
 
             h = hashlib.sha256()
             for scan in self._discovery.roots:
-                h.update(f"root\0{scan.root.path}\0".encode())
+                h.update(f"root\0{scan.root.path}\0".encode(errors="surrogateescape"))
                 for md, mtime, size in scan.files:
-                    h.update(f"{md}\0{mtime}\0{size}\n".encode())
+                    h.update(f"{md}\0{mtime}\0{size}\n".encode(errors="surrogateescape"))
             for skill in self._registered:
                 h.update(b"reg\0" + skill.metadata.model_dump_json().encode())
-                h.update(f"\0{skill.folder}\0{id(skill)}\n".encode())
+                h.update(f"\0{skill.folder}\0{id(skill)}\n".encode(errors="surrogateescape"))
             extra = (sorted(self._removed), sorted(self._overrides.items()))
             h.update(repr((extra, sorted(self.settings.skills.disabled))).encode())
             self._fingerprint = h.hexdigest()[:32]

@@ -88,7 +88,7 @@ def cache_key(fingerprint: str, params: BM25FParams, skill_identity: Sequence[st
     with any skill file's mtime or size, any registration, override or disabled
     name). Hashed from strings: a ``Path`` per skill cost tens of milliseconds."""
     h = hashlib.sha256(f"{fingerprint}\0{params.key()}\0{_IDENTITY}\0".encode())
-    h.update("".join([f"{entry}\n" for entry in skill_identity]).encode())
+    h.update("".join([f"{entry}\n" for entry in skill_identity]).encode(errors="surrogateescape"))
     return h.hexdigest()[:24]
 
 

@@ -195,7 +195,11 @@ def _stat_signature(folder: Path) -> str:
                 if entry.name not in SKIP_DIRS:
                     pending.append(entry.path)
             elif stat.S_ISREG(st.st_mode):
-                h.update(f"{entry.path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\n".encode())
+                h.update(
+                    f"{entry.path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\n".encode(
+                        errors="surrogateescape"
+                    )
+                )
     return h.hexdigest()[:32]
 
 
@@ -207,7 +211,7 @@ def _content_digest(folder: Path) -> str:
                 data = fh.read(8 << 20)
         except OSError:
             continue
-        h.update(rel.encode() + b"\0" + hashlib.sha256(data).digest())
+        h.update(rel.encode(errors="surrogateescape") + b"\0" + hashlib.sha256(data).digest())
     return h.hexdigest()
 
 
