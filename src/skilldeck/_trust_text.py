@@ -102,6 +102,8 @@ def settings_lines(data: bytes, limit: int = 60) -> list[str]:
         table = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         return [f"(not valid TOML: {e})"]
+    except RecursionError:  # tomllib recurses per nested array or table
+        return ["(not valid TOML: values nested too deeply to read)"]
     leaves: list[tuple[str, Any]] = []
 
     def walk(prefix: str, node: dict[str, Any]) -> None:

@@ -263,6 +263,24 @@ def main() -> None:
         _print_version()  # before typer: a version check must cost nothing
         return
     _config_warnings_as_lines()
+    try:
+        _dispatch(argv)
+    except SkilldeckError as e:  # a clean one-line error, never a traceback
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(1) from None
+    except OSError as e:  # the filesystem's own words: a name too long, a bad target
+        print(f"error: {_os_error_line(e)}", file=sys.stderr)
+        raise SystemExit(1) from None
+    except RecursionError:  # json and tomllib recurse once per nesting level
+        print(
+            "error: the input is nested too deeply to read (a JSON or TOML value inside "
+            "thousands of brackets); flatten it.",
+            file=sys.stderr,
+        )
+        raise SystemExit(1) from None
+
+
+def _dispatch(argv: list[str]) -> None:
     fast = _FAST_PATHS.get(argv[1]) if argv[:1] == ["skills"] and len(argv) > 1 else None
     if fast is not None:
         # The process ends right after the answer: the cyclic collector would only
@@ -272,11 +290,18 @@ def main() -> None:
         if code is not None:
             raise SystemExit(code)
         gc.enable()
-    try:
-        build_app(argv)(args=argv, prog_name="skilldeck", standalone_mode=True)
-    except SkilldeckError as e:  # a clean one-line error, never a traceback
-        print(f"error: {e}", file=sys.stderr)
-        raise SystemExit(1) from None
+    build_app(argv)(args=argv, prog_name="skilldeck", standalone_mode=True)
+
+
+def _os_error_line(e: OSError) -> str:
+    """``File name too long: 'aaa…'`` — what the system said and about which path,
+    shortened to one line."""
+    what = e.strerror or str(e) or type(e).__name__
+    where = e.filename if e.filename is not None else ""
+    where = str(where)
+    if len(where) > 120:
+        where = where[:100] + "…" + where[-19:]
+    return f"{what}: {where!r}" if where else what
 
 
 if __name__ == "__main__":

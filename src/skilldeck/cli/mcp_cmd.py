@@ -34,7 +34,7 @@ def serve_cmd(
         Transport, typer.Option("--transport", help="stdio (default) or streamable HTTP.")
     ] = Transport.stdio,
     host: Annotated[str, typer.Option("--host", help="HTTP bind address.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="HTTP port.")] = 8765,
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="HTTP port.")] = 8765,
     allow_scripts: Annotated[
         bool | None,
         typer.Option(
@@ -44,7 +44,9 @@ def serve_cmd(
     ] = None,
     poll_interval: Annotated[
         float,
-        typer.Option("--poll-interval", help="Seconds between checks for changed skills (0: off)."),
+        typer.Option(
+            "--poll-interval", min=0, help="Seconds between checks for changed skills (0: off)."
+        ),
     ] = 1.0,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="Log to stderr.")] = False,
 ) -> None:

@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
+from urllib.parse import urlsplit
 
 from skilldeck.config import Settings
 from skilldeck.errors import ModelConfigError
@@ -244,7 +245,9 @@ def _openai_family(provider: str, name: str, opts: _Options) -> OpenAIModel:
                 f"OPENAI_API_KEY is not set: export OPENAI_API_KEY=... to use openai:{name} "
                 "(or use ollama:<model> for a local server)."
             )
-    endpoint = Endpoint(spec=f"{provider}:{name}", base_url=url, key_env=key_env)
+    endpoint = Endpoint(
+        spec=f"{provider}:{name}", base_url=_checked_url(url, f"{provider}:{name}"), key_env=key_env
+    )
     import openai  # lazy: the SDK, only for its providers
 
     from skilldeck.llm.openai_adapter import OpenAIModel  # lazy: imports the openai SDK
@@ -262,6 +265,28 @@ def _openai_family(provider: str, name: str, opts: _Options) -> OpenAIModel:
         max_tokens_param="max_completion_tokens" if provider == "openai" else "max_tokens",
         **opts.adapter_options(endpoint.spec),
     )
+
+
+def _checked_url(url: str, spec: str) -> str:
+    """``url`` when an HTTP client can use it; else the error saying what is wrong
+    with it (``http://[::1``, a port past 65535, a host that is not a name), where
+    the SDK would end in a traceback at the first request."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port out of range
+        host = parts.hostname or ""
+        host.encode("idna")
+    except (ValueError, UnicodeError) as e:
+        raise ModelConfigError(
+            f"{spec}: the server URL {url!r} is not valid ({e}); give one such as "
+            "http://127.0.0.1:8000/v1 (--base-url, or the provider's variable)."
+        ) from e
+    if parts.scheme not in ("http", "https") or not host:
+        raise ModelConfigError(
+            f"{spec}: the server URL {url!r} needs http:// or https:// and a host, such as "
+            "http://127.0.0.1:8000/v1 (--base-url, or the provider's variable)."
+        )
+    return url
 
 
 def _ollama_url() -> str:
@@ -289,7 +314,11 @@ def _anthropic(name: str, opts: _Options) -> AnthropicModel:
     """As :func:`_openai_family`: the key is checked before the SDK is imported."""
     api_key, auth_token = _anthropic_credentials(name)
     url = opts.base_url or _env("ANTHROPIC_BASE_URL") or ANTHROPIC_URL
-    endpoint = Endpoint(spec=f"anthropic:{name}", base_url=url, key_env="ANTHROPIC_API_KEY")
+    endpoint = Endpoint(
+        spec=f"anthropic:{name}",
+        base_url=_checked_url(url, f"anthropic:{name}"),
+        key_env="ANTHROPIC_API_KEY",
+    )
     import anthropic  # lazy: the SDK, only for its provider
 
     from skilldeck.llm.anthropic_adapter import (  # lazy: imports the anthropic SDK

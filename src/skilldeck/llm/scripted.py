@@ -103,6 +103,8 @@ def _parse_line(raw: str, *, path: Path, lineno: int, counter: list[int]) -> Scr
         data = json.loads(raw)
     except json.JSONDecodeError as e:
         raise ModelConfigError(f"{where}: invalid JSON in script line ({e.msg}).") from e
+    except RecursionError as e:
+        raise ModelConfigError(f"{where}: invalid JSON in script line (nested too deeply).") from e
     if not isinstance(data, dict):
         raise ModelConfigError(f"{where}: each script line must be a JSON object.")
     unknown = sorted(set(data) - _KNOWN_KEYS)

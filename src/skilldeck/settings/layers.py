@@ -234,6 +234,12 @@ def parse_toml(data: bytes, path: Path) -> dict[str, Any]:
         raise ConfigError(
             f"{path}: invalid TOML ({e}). Fix the file or move it aside.", path=path
         ) from e
+    except RecursionError as e:  # tomllib recurses per nested array or table
+        raise ConfigError(
+            f"{path}: invalid TOML (values nested too deeply to read). Fix the file or "
+            "move it aside.",
+            path=path,
+        ) from e
 
 
 def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

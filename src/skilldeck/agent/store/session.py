@@ -182,6 +182,7 @@ class SessionStore:
         return self._retry(attempt)
 
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        params = [_storable(p) for p in params]
         return self._retry(lambda: self._conn.execute(sql, params).fetchall())
 
     # ---- writes ---------------------------------------------------------------
@@ -216,10 +217,10 @@ class SessionStore:
                     now,
                     now,
                     "running",
-                    model,
-                    agent,
-                    str(cwd),
-                    task,
+                    _storable(model),
+                    _storable(agent),
+                    _storable(str(cwd)),
+                    _storable(task),
                     dumps(meta),
                     parent_id,
                     kind,
@@ -378,6 +379,22 @@ _SELECT_SESSIONS = (
 def _is_busy(e: sqlite3.OperationalError) -> bool:
     text = str(e).lower()
     return "locked" in text or "busy" in text
+
+
+def _storable(value: Any) -> Any:
+    """Text SQLite can encode: a lone surrogate (bytes that were not UTF-8, from a
+    command line, a terminal or a folder's name) becomes U+FFFD; the JSON columns
+    escape them already."""
+    if not isinstance(value, str):
+        return value
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        try:  # the bytes as they came, decoded again: one U+FFFD per bad byte run
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "replace").decode("utf-8")
+    return value
 
 
 def _like_prefix(prefix: str) -> str:

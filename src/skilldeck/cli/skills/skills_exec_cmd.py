@@ -49,6 +49,8 @@ def _arguments(input_json: str | None, words: list[str] | None) -> Any:
             return json.loads(input_json)
         except json.JSONDecodeError as e:
             fail(f"--input is not valid JSON: {e.msg} (column {e.colno}).", code=2)
+        except RecursionError:
+            fail("--input is not valid JSON here: nested too deeply; flatten it.", code=2)
     return shlex.join(words) if words else None
 
 

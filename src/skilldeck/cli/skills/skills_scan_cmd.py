@@ -4,7 +4,9 @@ Each PATH is a skill folder, a folder of skills (every topmost folder holding a
 SKILL.md under it is one report), or a single file. Findings print grouped by
 skill, worst first, each with its code, severity, ``file:line``, what was found
 and why, and the matched text. Exit status: 1 when any skill has a high-severity
-finding (what install refuses without ``--allow-risk``), else 0. ``--json`` prints
+finding (what install refuses without ``--allow-risk``) or had no file scanned at all
+(a SKILL.md that is a symlink, a FIFO: "clean" would claim what was never read),
+else 0. ``--json`` prints
 one object per skill (``path``, ``files_scanned``, ``worst``, ``findings``,
 ``skipped``); ``--rules`` lists every code instead of scanning.
 """
@@ -49,7 +51,7 @@ def scan_cmd(
         print_json([report.to_dict() for report in reports])
     else:
         _print_reports(reports)
-    if any(report.high for report in reports):
+    if any(report.high or not report.files_scanned for report in reports):
         raise typer.Exit(1)
 
 
@@ -71,7 +73,10 @@ def _print_reports(reports: list[ScanReport]) -> None:
     flagged = 0
     for report in reports:
         if not report.findings:
-            console.print(f"[green]clean[/] {escape(str(report.path))}", highlight=False)
+            verdict = "[green]clean[/]" if report.files_scanned else "[yellow]not scanned[/]"
+            console.print(f"{verdict} {escape(str(report.path))}", highlight=False)
+            for skipped in report.skipped:
+                console.print(f"  [dim]not scanned: {escape(skipped)}[/]", highlight=False)
             continue
         flagged += 1
         high = len(report.high)
@@ -101,7 +106,9 @@ def _print_reports(reports: list[ScanReport]) -> None:
         for skipped in report.skipped:
             console.print(f"  [dim]not scanned: {escape(skipped)}[/]", highlight=False)
     with_high = sum(1 for report in reports if report.high)
+    unread = sum(1 for report in reports if not report.files_scanned)
     console.print(
-        f"Scanned {len(reports)} skill(s): {flagged} with findings, {with_high} with high ones.",
+        f"Scanned {len(reports)} skill(s): {flagged} with findings, {with_high} with high ones"
+        + (f", {unread} with no file scanned." if unread else "."),
         highlight=False,
     )

@@ -42,6 +42,8 @@ def key_id(public: Ed25519PublicKey) -> str:
 def keygen(out: Path, *, force: bool = False) -> tuple[Path, Path]:
     """Write a new key pair: ``out`` (private, 0600) and ``out.pub`` (public)."""
     out = Path(out)
+    if not out.name or out.name == "..":
+        raise PackageError(f"--out {str(out)!r} names no file; give a path such as keys/mine.")
     pub_path = out.with_name(out.name + ".pub")
     if not force:
         for path in (out, pub_path):

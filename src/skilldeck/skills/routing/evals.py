@@ -219,6 +219,8 @@ def _load_cases(path: Path, skill: str | None) -> list[TriggerCase]:
         raise SkillError(f"Cannot read eval set {path}: {e.strerror}.") from e
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise SkillError(f"Eval set {path} is not valid JSON: {e}.") from e
+    except RecursionError as e:
+        raise SkillError(f"Eval set {path} is not valid JSON here: nested too deeply.") from e
     if isinstance(data, dict) and "evals" in data:
         skill = skill or _str_or_none(data.get("skill_name"))
         data = data["evals"]
