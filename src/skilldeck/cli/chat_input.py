@@ -18,7 +18,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from skilldeck.agent.store import private_file
+from skilldeck.agent.store import private_file, valid_text
 
 if TYPE_CHECKING:
     from anyio import CancelScope
@@ -40,7 +40,7 @@ class StdinReader:
 
         parts: list[str] = []
         while True:
-            line = _valid(await anyio.to_thread.run_sync(sys.stdin.readline))
+            line = valid_text(await anyio.to_thread.run_sync(sys.stdin.readline))
             if not line:
                 return "\n".join(parts) if parts else None
             line = line.rstrip("\n")
@@ -97,19 +97,6 @@ class PromptReader:
         except KeyboardInterrupt:
             return ""
         return text
-
-
-def _valid(line: str) -> str:
-    """Bytes that are not UTF-8 (stdin decodes them to lone surrogates) become
-    U+FFFD: a message must be storable and sendable as JSON."""
-    try:
-        line.encode("utf-8")
-    except UnicodeEncodeError:
-        try:  # the bytes as they came, decoded again: one U+FFFD per bad byte run
-            return line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        except UnicodeEncodeError:
-            return line.encode("utf-8", "replace").decode("utf-8")
-    return line
 
 
 @contextlib.contextmanager

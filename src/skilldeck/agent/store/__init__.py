@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         TurnWrite,
         UsageRow,
         new_session_id,
+        valid_text,
     )
     from skilldeck.agent.store.session import SessionStore
 
@@ -59,6 +60,7 @@ _HOME: dict[str, str] = {
     "UsageRow": "rows",
     "TurnWrite": "rows",
     "new_session_id": "rows",
+    "valid_text": "rows",
     "SessionStore": "session",
     "private_file": "files",
     "process_alive": "files",
@@ -123,6 +125,7 @@ __all__ = [
     "restore_settings",
     "session_settings",
     "snapshot_settings",
+    "valid_text",
 ]
 
 

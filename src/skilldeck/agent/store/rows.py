@@ -225,3 +225,17 @@ def record_from_row(row: sqlite3.Row) -> SessionRecord:
         depth=row["depth"],
         launch=json.loads(row["launch"] or "{}"),
     )
+
+
+def valid_text(text: str) -> str:
+    """``text`` as SQLite and JSON take it: each run of bytes that were not UTF-8
+    (which Python hands over as lone surrogates: a command-line argument, a line of
+    stdin, a folder's name) becomes U+FFFD; a surrogate no byte decodes to, ``?``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:  # the bytes as they came, decoded again
+            return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        except UnicodeEncodeError:
+            return text.encode("utf-8", "replace").decode("utf-8")
+    return text

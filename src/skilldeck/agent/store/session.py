@@ -65,6 +65,7 @@ from skilldeck.agent.store.rows import (
     record_from_row,
     replace_todos,
     update_session,
+    valid_text,
 )
 from skilldeck.errors import SessionError, SessionNotFoundError
 from skilldeck.llm.messages import MESSAGE_ADAPTER, Message, Usage
@@ -382,19 +383,9 @@ def _is_busy(e: sqlite3.OperationalError) -> bool:
 
 
 def _storable(value: Any) -> Any:
-    """Text SQLite can encode: a lone surrogate (bytes that were not UTF-8, from a
-    command line, a terminal or a folder's name) becomes U+FFFD; the JSON columns
-    escape them already."""
-    if not isinstance(value, str):
-        return value
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        try:  # the bytes as they came, decoded again: one U+FFFD per bad byte run
-            return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "replace").decode("utf-8")
-    return value
+    """Text SQLite can encode (:func:`valid_text`); the JSON columns escape lone
+    surrogates already."""
+    return valid_text(value) if isinstance(value, str) else value
 
 
 def _like_prefix(prefix: str) -> str:
