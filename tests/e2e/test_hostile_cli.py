@@ -65,3 +65,28 @@ def test_a_server_url_or_port_that_cannot_be_used_is_one_line(tmp_path: Path) ->
         assert done.stderr.startswith("error: openai-compat:x: the server URL"), done.stderr
     served = skilldeck("mcp", "serve", "--transport", "http", "--port", "99999", cwd=tmp_path)
     assert served.returncode == 2 and "--port" in served.stderr
+
+
+def test_a_fifo_in_place_of_the_user_config_is_an_error_not_a_hang(
+    tmp_path: Path, skilldeck_home: Path
+) -> None:
+    skilldeck_home.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(skilldeck_home / "config.toml")
+    done = skilldeck("skills", "list", "--json", cwd=tmp_path)
+    assert done.returncode == 1 and "not a regular file" in done.stderr, done.stderr
+
+
+def test_empty_arguments_are_refused_not_taken_for_the_current_folder(tmp_path: Path) -> None:
+    """`skilldeck trust "$DIR"` with DIR unset trusted the folder one stood in."""
+    trusted = skilldeck("trust", "", cwd=tmp_path)
+    assert trusted.returncode == 2 and "FOLDER is empty" in trusted.stderr
+    assert "No trusted folders" in skilldeck("trust", "--list", cwd=tmp_path).stderr
+    ran = skilldeck("run", "  ", "-m", "scripted:none.jsonl", cwd=tmp_path)
+    assert ran.returncode == 2 and "TASK is empty" in ran.stderr
+
+
+def test_values_out_of_their_range_are_refused(tmp_path: Path) -> None:
+    listed = skilldeck("sessions", "list", "--status", "bogus", cwd=tmp_path)
+    assert listed.returncode == 2 and "Unknown --status 'bogus'" in listed.stderr
+    hot = skilldeck("run", "hi", "-m", "scripted:none.jsonl", "--temperature", "inf", cwd=tmp_path)
+    assert hot.returncode == 2 and "--temperature" in hot.stderr

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from skilldeck.agent.store import SessionStore
-from skilldeck.cli.common import JsonOption, print_json, stdout_console
+from skilldeck.agent.store import STATUSES, SessionStore
+from skilldeck.cli.common import JsonOption, fail, print_json, stdout_console
 from skilldeck.cli.render import paused_help, summarize_input
 from skilldeck.llm.messages import AssistantMessage, ToolResultMessage, UserMessage
 from skilldeck.settings import load_settings
@@ -46,6 +46,8 @@ def list_sessions(
     json_: JsonOption = False,
 ) -> None:
     """Most recently updated sessions first."""
+    if status is not None and status not in STATUSES:
+        fail(f"Unknown --status {status!r}; use one of: {', '.join(STATUSES)}.", code=2)
     with _store() as store:
         records = store.list(limit=limit, status=status)
     if json_:

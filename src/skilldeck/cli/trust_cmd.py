@@ -35,7 +35,7 @@ def register(app: typer.Typer) -> None:
 
 def trust(
     directory: Annotated[
-        Path | None, typer.Argument(help="Folder to trust (default: the current one).")
+        str | None, typer.Argument(help="Folder to trust (default: the current one).")
     ] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the trusted folders.")] = False,
     revoke: Annotated[bool, typer.Option("--revoke", help="Stop trusting the folder.")] = False,
@@ -52,7 +52,10 @@ def trust(
     if list_:
         _list(home, json_=json_)
         return
-    folder = (directory or Path.cwd()).expanduser()
+    if directory is not None and not directory.strip():
+        # `skilldeck trust "$DIR"` with DIR unset must not trust whatever folder we are in
+        fail("FOLDER is empty; name the folder to trust (`.` for the current one).", code=2)
+    folder = Path(directory).expanduser() if directory is not None else Path.cwd()
     if revoke:
         if not revoke_folder(folder, home):
             fail(f"{folder.resolve()} is not a trusted folder (see `skilldeck trust --list`).")

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
         session_settings,
     )
     from skilldeck.agent.store.rows import (
+        STATUSES,
         SessionRecord,
         StoredMessage,
         TurnWrite,
@@ -60,6 +61,7 @@ _HOME: dict[str, str] = {
     "UsageRow": "rows",
     "TurnWrite": "rows",
     "new_session_id": "rows",
+    "STATUSES": "rows",
     "valid_text": "rows",
     "SessionStore": "session",
     "private_file": "files",
@@ -96,6 +98,7 @@ __all__ = [
     "LAUNCH_VERSION",
     "LEASE_TTL",
     "MODE_STRICTNESS",
+    "STATUSES",
     "Lease",
     "Migration",
     "SessionRecord",

@@ -57,7 +57,7 @@ DenyOption = Annotated[
 ]
 TemperatureOption = Annotated[
     float | None,
-    typer.Option("--temperature", min=0, help="Sampling temperature sent to the model."),
+    typer.Option("--temperature", min=0, max=100, help="Sampling temperature sent to the model."),
 ]
 SeedOption = Annotated[
     int | None, typer.Option("--seed", help="Sampling seed sent to the model (repeatable runs).")

@@ -77,6 +77,8 @@ def run(
 ) -> None:
     """``--temperature``/``--seed`` win over ``[models.options]`` for this run (and
     its resumes: they are in the session's launch record)."""
+    if not task.strip():
+        fail("TASK is empty; say what the agent should do.", code=2)
     request = agent_request(
         model=model,
         agent_name=agent_name,
