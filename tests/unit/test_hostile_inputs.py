@@ -122,3 +122,15 @@ async def test_a_chat_line_of_bytes_that_are_not_utf8_is_readable(
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("\udcff hi\n"))
     assert await StdinReader().read("> ") == "\ufffd hi"
+
+
+def test_a_fifo_or_a_folder_as_the_scripted_model_file_is_an_error_not_a_hang(
+    tmp_path: Path,
+) -> None:
+    fifo = tmp_path / "f.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(ModelConfigError, match=r"f\.jsonl: not a regular file"):
+        load_script(fifo)
+    (tmp_path / "d.jsonl").mkdir()
+    with pytest.raises(ModelConfigError, match=r"d\.jsonl: Is a directory"):
+        load_script(tmp_path / "d.jsonl")

@@ -21,8 +21,11 @@ its text; a conversation no ``for`` matches is served by the lines without one.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
+import stat
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,12 +83,17 @@ class ScriptedRequest:
 def load_script(path: Path) -> list[ScriptLine]:
     """Parse a script file; any problem is a ``ModelConfigError`` naming ``file:line``."""
     try:
-        raw_lines = path.read_text(encoding="utf-8").splitlines()
+        raw_lines = _read_regular(path).decode("utf-8").splitlines()
     except FileNotFoundError as e:
         raise ModelConfigError(
             f"Scripted model file not found: {path}. Use scripted:<path to a .jsonl file>."
         ) from e
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:
+        raise ModelConfigError(
+            f"Cannot read scripted model file {path}: {e.strerror or e}. "
+            "Use scripted:<path to a .jsonl file>."
+        ) from e
+    except UnicodeDecodeError as e:
         raise ModelConfigError(f"Cannot read scripted model file {path}: {e}") from e
     lines: list[ScriptLine] = []
     counter = [0]  # tool calls without an id get call_<n>, n counted across the file
@@ -95,6 +103,15 @@ def load_script(path: Path) -> list[ScriptLine]:
             continue
         lines.append(_parse_line(stripped, path=path, lineno=lineno, counter=counter))
     return lines
+
+
+def _read_regular(path: Path) -> bytes:
+    """The file's bytes, opened without blocking: a FIFO in its place would hang."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return fh.read()
 
 
 def _parse_line(raw: str, *, path: Path, lineno: int, counter: list[int]) -> ScriptLine:
