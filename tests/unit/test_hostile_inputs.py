@@ -129,8 +129,10 @@ def test_a_fifo_or_a_folder_as_the_scripted_model_file_is_an_error_not_a_hang(
 ) -> None:
     fifo = tmp_path / "f.jsonl"
     os.mkfifo(fifo)
-    with pytest.raises(ModelConfigError, match=r"f\.jsonl: not a regular file"):
+    with pytest.raises(
+        ModelConfigError, match=r"f\.jsonl is a FIFO \(named pipe\), not a regular file"
+    ):
         load_script(fifo)
     (tmp_path / "d.jsonl").mkdir()
-    with pytest.raises(ModelConfigError, match=r"d\.jsonl: Is a directory"):
+    with pytest.raises(ModelConfigError, match=r"d\.jsonl is a folder, not a regular file"):
         load_script(tmp_path / "d.jsonl")

@@ -21,17 +21,20 @@ its text; a conversation no ``for`` matches is served by the lines without one.
 
 from __future__ import annotations
 
-import errno
 import json
-import os
 import re
-import stat
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skilldeck.errors import ModelConfigError, ModelError, ScriptExhaustedError
+from skilldeck._safefs import open_regular
+from skilldeck.errors import (
+    ModelConfigError,
+    ModelError,
+    ResourceAccessError,
+    ScriptExhaustedError,
+)
 from skilldeck.llm.messages import (
     AssistantMessage,
     Message,
@@ -83,10 +86,15 @@ class ScriptedRequest:
 def load_script(path: Path) -> list[ScriptLine]:
     """Parse a script file; any problem is a ``ModelConfigError`` naming ``file:line``."""
     try:
-        raw_lines = _read_regular(path).decode("utf-8").splitlines()
+        with open_regular(path) as fh:  # a FIFO in its place would hang a plain open
+            raw_lines = fh.read().decode("utf-8").splitlines()
     except FileNotFoundError as e:
         raise ModelConfigError(
             f"Scripted model file not found: {path}. Use scripted:<path to a .jsonl file>."
+        ) from e
+    except ResourceAccessError as e:
+        raise ModelConfigError(
+            f"Cannot read scripted model file: {e} Use scripted:<path to a .jsonl file>."
         ) from e
     except OSError as e:
         raise ModelConfigError(
@@ -103,15 +111,6 @@ def load_script(path: Path) -> list[ScriptLine]:
             continue
         lines.append(_parse_line(stripped, path=path, lineno=lineno, counter=counter))
     return lines
-
-
-def _read_regular(path: Path) -> bytes:
-    """The file's bytes, opened without blocking: a FIFO in its place would hang."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        return fh.read()
 
 
 def _parse_line(raw: str, *, path: Path, lineno: int, counter: list[int]) -> ScriptLine:

@@ -26,13 +26,13 @@ of every ``skills list --json`` (``python -m bench discovery``, figure
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Mapping
 from dataclasses import FrozenInstanceError
 from pathlib import Path
 from typing import Any
 
-from skilldeck.errors import ConfigError
+from skilldeck._safefs import open_regular
+from skilldeck.errors import ConfigError, ResourceAccessError
 from skilldeck.trust import CONFIG_FILENAME, WORKSPACE_DIRNAME, Assessment, assess_workspace
 
 __all__ = [
@@ -193,22 +193,15 @@ def read_layers(
 
 def _read_bytes(path: Path) -> tuple[bytes | None, ConfigError | None]:
     """A config file's bytes (None: no file) or why it cannot be read. Opened with
-    ``os.open`` (one call per read: what the read-counting test watches)."""
-    try:  # without blocking: a FIFO in its place would hang every command
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
+    ``os.open`` (one call per read: what the read-counting test watches), through
+    :func:`skilldeck._safefs.open_regular`."""
+    try:  # regular files only: a FIFO in its place would hang every command
+        with open_regular(path) as fh:
+            return fh.read(), None
     except FileNotFoundError:
         return None, None
-    except OSError as e:
-        return None, ConfigError(f"{path}: cannot read config ({e.strerror}).", path=path)
-    try:
-        with open(fd, "rb") as fh:  # (closes fd)
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                return None, ConfigError(
-                    f"{path}: cannot read config (not a regular file). Replace it with a "
-                    "TOML file or remove it.",
-                    path=path,
-                )
-            return fh.read(), None
+    except ResourceAccessError as e:
+        return None, ConfigError(f"{e} Replace it with a TOML file or remove it.", path=path)
     except OSError as e:
         return None, ConfigError(f"{path}: cannot read config ({e.strerror}).", path=path)
 
