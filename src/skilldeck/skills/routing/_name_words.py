@@ -180,8 +180,7 @@ def _brand_rows(named: NamedInRequest, brands: Callable[[str], Sequence[int]]) -
     is spelled as no plain word is (``auth0``, ``sevDesk``, ``remove.bg``): a lone
     capitalised word is a person, a place or a title as often as a product ("Tell
     Kit I'm late", "meet at Harvest"), and those are left to the rare-word evidence,
-    unless a tool word introduces it or the request is in another script
-    (:meth:`NamedInRequest.one_word_brand`)."""
+    unless a tool word introduces it (:meth:`NamedInRequest.one_word_brand`)."""
     out: set[int] = set()
     taken: set[int] = set()  # positions of words inside a brand already found
     for run in sorted(named.runs(), key=lambda r: len(r.positions), reverse=True):
@@ -256,10 +255,8 @@ class NamedInRequest:
         """Whether a run of one word may name a product by itself: spelled as no plain
         word is ("auth0", "sevDesk", "remove.bg"); or standing alone right after a word
         that introduces a tool ("in Front, assign…", "through Carbone", "On
-        Cloudflare, add…"). Never a number or a version ("we shipped v0")."""
+        Cloudflare, add…"). A run is never a number or a version (:meth:`runs`)."""
         word = run.words[0]
-        if _VERSION.fullmatch(word):
-            return False
         if _IDENTIFIER.search(word):
             return True
         if not run.alone:  # "Cloudflare Workers" is a product, not Cloudflare's
@@ -362,13 +359,9 @@ _TOOL_WORDS = frozenset(["in", "into", "on", "via", "through", "using"])
 def _spelled_as_name(word: str, inside: bool) -> bool:
     """Capitalised inside a sentence or spelled as no plain word is; never an article
     or a bare number ("in Timely 2 hours")."""
-    if _article(word) or word.isdigit():
+    if word.lower() in _ARTICLES or word.isdigit():
         return False
     return inside or _IDENTIFIER.search(word) is not None
-
-
-def _article(word: str) -> bool:
-    return word.lower() in _ARTICLES
 
 
 def _is_english(word: str) -> bool:
