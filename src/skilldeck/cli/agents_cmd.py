@@ -14,6 +14,7 @@ import typer
 
 from skilldeck.agent.subagents import discover_agents
 from skilldeck.cli.common import JsonOption, fail, print_json, stderr_console, stdout_console
+from skilldeck.cli.termtext import printable
 from skilldeck.errors import SkillNotFoundError
 from skilldeck.settings import load_settings
 
@@ -45,10 +46,14 @@ def _tools_text(definition: AgentDefinition) -> str:
 def _report_problems(catalog: AgentCatalog) -> None:
     if not catalog.diagnostics:
         return
+    from rich.text import Text
+
     err = stderr_console()
     for d in catalog.diagnostics:
         where = f"{d.path}:{d.line}" if d.line else str(d.path)
-        err.print(f"[yellow]warning[/yellow] {where}: {d.code} {d.message}", highlight=False)
+        line = Text("warning", style="yellow")
+        line.append(printable(f" {where}: {d.code} {d.message}"))
+        err.print(line, highlight=False)
 
 
 def list_agents(cwd: CwdOption = None, json_: JsonOption = False) -> None:
@@ -60,14 +65,15 @@ def list_agents(cwd: CwdOption = None, json_: JsonOption = False) -> None:
         print_json([a.to_dict() for a in agents])
         return
     from rich.table import Table
+    from rich.text import Text
 
+    # Text cells: a description is the file author's, never rich markup ("[link=…]")
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for column in ("name", "source", "model", "tools", "description"):
         table.add_column(column, overflow="fold")
     for a in agents:
-        table.add_row(
-            a.name, a.source, a.model or "-", _clip(_tools_text(a), 40), _clip(a.description)
-        )
+        cells = (a.name, a.source, a.model or "-", _clip(_tools_text(a), 40), _clip(a.description))
+        table.add_row(*(Text(printable(c)) for c in cells))
     out = stdout_console()
     out.print(table)
     out.print(f"{len(agents)} agent(s)", style="dim")
@@ -90,7 +96,8 @@ def show_agent(
         print_json(data)
         return
     out = stdout_console()
-    out.print(f"[bold]{definition.name}[/bold]  ({definition.source})", highlight=False)
+    head = f"{printable(definition.name)}  ({definition.source})"
+    out.print(head, style="bold", highlight=False, markup=False)
     rows = [
         ("description", definition.description),
         ("path", data["path"] or "built in"),
@@ -102,10 +109,10 @@ def show_agent(
         ("max-turns", str(definition.max_turns or "the run's")),
     ]
     for key, value in rows:
-        out.print(f"  {key:<16}{value}", highlight=False, markup=False)
+        out.print(printable(f"  {key:<16}{value}"), highlight=False, markup=False)
     if definition.instructions:
         out.print()
-        out.print(definition.instructions, highlight=False, markup=False)
+        out.print(printable(definition.instructions, lines=True), highlight=False, markup=False)
 
 
 def _clip(text: str, limit: int = 80) -> str:

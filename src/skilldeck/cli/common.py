@@ -19,9 +19,25 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+
+def named_path(value: str | Path) -> Path:
+    """A path argument's parser: an empty one is refused rather than read as the
+    current folder (``Path("")`` is ``.``), so ``validate "$DIR"`` with ``DIR`` unset
+    does not quietly check whatever folder the shell is in."""
+    if isinstance(value, Path):
+        return value
+    if not value.strip():
+        raise typer.BadParameter("is empty; name a file or folder (`.` for the current one).")
+    return Path(value)
+
+
 RootOption = Annotated[
     list[Path] | None,
-    typer.Option("--root", help="Skill root to scan before the default roots (repeatable)."),
+    typer.Option(
+        "--root",
+        parser=named_path,
+        help="Skill root to scan before the default roots (repeatable).",
+    ),
 ]
 NoDefaultsOption = Annotated[
     bool, typer.Option("--no-defaults", help="Scan only the --root directories.")

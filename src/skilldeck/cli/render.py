@@ -40,6 +40,7 @@ from skilldeck.agent.events import (
 )
 from skilldeck.agent.pending import Pending, resume_command
 from skilldeck.agent.permissions import Approval, ApprovalRequest
+from skilldeck.cli.termtext import printable
 
 #: exit codes of ``run``/``resume``: paused is a normal stop (the user resumes it);
 #: ``stuck`` (the model repeated itself) is stopped by a limit, like ``max_turns``
@@ -142,7 +143,9 @@ class RichRenderer:
             self._start_spinner(f"{prefix}Thinking… (turn {event.turn})")
         elif isinstance(event, TextDeltaEvent):
             self._streaming = True
-            self.console.print(event.text, end="", markup=False, highlight=False)
+            # model text (and what a fetched page told the model) is not terminal control
+            shown = printable(event.text, lines=True)
+            self.console.print(shown, end="", markup=False, highlight=False)
         elif isinstance(event, TextEvent):
             self._text(event)
         elif isinstance(event, ToolCallEvent):
@@ -175,11 +178,11 @@ class RichRenderer:
             self.console.print()
             self._streaming = False
             return
-        self.console.print(Markdown(event.text))
+        self.console.print(Markdown(printable(event.text, lines=True)))
 
     def _tool_call(self, event: ToolCallEvent, prefix: str) -> None:
         title = Text(f"{prefix}⏺ {event.name}", style="bold cyan")
-        body = Text(summarize_input(event.name, event.input), style="white")
+        body = Text(printable(summarize_input(event.name, event.input)), style="white")
         self.console.print(Panel(body, title=title, title_align="left", expand=False))
 
     def _tool_result(self, event: ToolResultEvent, prefix: str) -> None:
@@ -190,7 +193,7 @@ class RichRenderer:
         style = "red" if event.is_error else "dim"
         label = "✗" if event.is_error else "⎿"
         text = Text(f"{prefix}  {label} ", style=style)
-        text.append("\n     ".join(_clip(line, 200) for line in shown), style=style)
+        text.append("\n     ".join(printable(_clip(line, 200)) for line in shown), style=style)
         self.console.print(text)
 
     def _other(self, event: Event, prefix: str) -> None:

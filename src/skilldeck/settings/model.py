@@ -38,8 +38,8 @@ __all__ = [
 
 class HintSettings(BaseModel):
     enabled: bool = True
-    k: int = 3
-    threshold: float = 0.35
+    k: int = Field(default=3, ge=1)
+    threshold: float = Field(default=0.35, ge=0, le=1)
 
 
 class SkillSettings(BaseModel):
@@ -48,13 +48,13 @@ class SkillSettings(BaseModel):
     disabled: list[str] = Field(default_factory=list)
     #: per-skill settings, e.g. ``[skills.settings.my-skill] env = ["GITHUB_TOKEN"]``
     settings: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    prompt_budget: int = 8000
+    prompt_budget: int = Field(default=8000, ge=0)
     strict: bool = False
     #: processes a cold discovery of a large tree may parse with (0: one per
     #: available CPU; 1: never fork). See ``skills/discovery/_parallel.py``.
     discovery_workers: int = Field(default=0, ge=0)
-    script_timeout: float = 30.0
-    output_cap: int = 1024 * 1024
+    script_timeout: float = Field(default=30.0, gt=0)
+    output_cap: int = Field(default=1024 * 1024, gt=0)
     #: "off" refuses code skills; "sandboxed": untrusted ones run out of process in the
     #: sandbox ("audit", "on": old names for it). Trust is by content hash
     #: (`skilldeck skills trust NAME`), never by name: see skills/code/codetrust.py
@@ -102,24 +102,24 @@ class ModelSettings(BaseModel):
     #: context window per model name (``provider:model`` or bare model) in tokens
     context_windows: dict[str, int] = Field(default_factory=dict)
     max_retries: int = 3
-    request_timeout: float = 120.0
+    request_timeout: float = Field(default=120.0, gt=0)
     #: the timeout for ``ollama:`` models and servers on localhost / 127.0.0.1
-    local_request_timeout: float = 600.0
+    local_request_timeout: float = Field(default=600.0, gt=0)
     #: per-model options (sampling, timeout, streaming, profile): see ModelOptions
     options: dict[str, ModelOptions] = Field(default_factory=dict)
     #: cap on tokens per model answer; None = provider default (Anthropic requires one: 8192)
-    max_output_tokens: int | None = None
+    max_output_tokens: int | None = Field(default=None, gt=0)
 
 
 class AgentSettings(BaseModel):
-    max_turns: int = 25
-    context_fraction: float = 0.7
-    tool_output_limit: int = 30_000
+    max_turns: int = Field(default=25, ge=1)
+    context_fraction: float = Field(default=0.7, gt=0, le=1)
+    tool_output_limit: int = Field(default=30_000, gt=0)
     max_depth: int = Field(default=1, ge=0, le=3)
-    max_concurrent_subagents: int = 4
-    max_tool_calls: int | None = None
-    max_tokens: int | None = None
-    max_wall_seconds: float | None = None
+    max_concurrent_subagents: int = Field(default=4, ge=1)
+    max_tool_calls: int | None = Field(default=None, ge=1)
+    max_tokens: int | None = Field(default=None, gt=0)
+    max_wall_seconds: float | None = Field(default=None, gt=0)
     #: loop guard (``agent/loopguard.py``): a tool call repeated with the same
     #: arguments and the same result is flagged to the model from this count on…
     repeat_warn_after: int = Field(default=2, ge=2)

@@ -141,4 +141,5 @@ def _plain(data: dict[str, Any]) -> bool:
         if type(value) is list and not all(type(v) is str for v in value):
             return False
     workers: int = skills.get("discovery_workers", 0)
-    return workers >= 0  # (model.py: ge=0)
+    budget: int = skills.get("prompt_budget", 0)
+    return workers >= 0 and budget >= 0  # (model.py: ge=0, both)

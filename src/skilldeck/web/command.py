@@ -21,6 +21,8 @@ import typer
 import uvicorn
 
 from skilldeck.cli.common import fail
+from skilldeck.errors import ModelConfigError
+from skilldeck.llm.factory import parse_model_spec
 from skilldeck.web.app import create_app
 from skilldeck.web.security import is_loopback, new_token
 
@@ -67,6 +69,11 @@ def web(
         fail(
             f"Unknown --permission-mode {permission_mode!r}: use one of {', '.join(MODES)}.", code=2
         )
+    if model is not None:
+        try:  # a misspelt provider must stop here, not in every new session's first turn
+            parse_model_spec(model)
+        except ModelConfigError as e:
+            fail(f"--model: {e}", code=2)
     folder = (cwd or Path.cwd()).resolve()
     if not folder.is_dir():
         fail(f"--cwd {folder} is not a folder.", code=2)

@@ -16,8 +16,10 @@ from skilldeck.agent.spec import PermissionOptions
 from skilldeck.agent.subagents import AgentDefinition
 from skilldeck.config import Settings
 from skilldeck.errors import ConfigError
+from skilldeck.settings.checks import error_origin
 from skilldeck.settings.precedence import file_rules
 from skilldeck.skills.policy.policy import ToolPolicy
+from skilldeck.skills.rules.toolrules import ToolRule
 
 __all__ = ["config_rules", "permission_policy"]
 
@@ -46,7 +48,7 @@ def permission_policy(
             read_only_tools=read_only_tools,
         )
     except ValueError as e:
-        raise ConfigError(f"Invalid permission rule: {e}") from e
+        raise ConfigError(f"Invalid permission rule: {e}{_where_set(settings)}") from e
 
 
 def config_rules(settings: Settings, key: str) -> list[str]:
@@ -57,6 +59,22 @@ def config_rules(settings: Settings, key: str) -> list[str]:
     rules = [str(r) for r in getattr(settings.permissions, key)]
     rules += file_rules(settings.layers.files, key)  # the workspace's only when trusted
     return list(dict.fromkeys(rules))
+
+
+def _where_set(settings: Settings) -> str:
+    """`` Fix it in FILE.`` for the first config source holding a rule that does not
+    parse ('' when the bad rule is the caller's): the merged lists lose the origin."""
+    for layer in settings.layers.layers:
+        section = layer.data.get("permissions")
+        for key in ("allow", "ask", "deny"):
+            found = section.get(key) if isinstance(section, dict) else None
+            for rule in found if isinstance(found, list) else ():
+                try:
+                    ToolRule.parse(str(rule))
+                except ValueError:
+                    where = error_origin(("permissions", key), (layer,)) or layer.where
+                    return f" (permissions.{key}) Fix it in {where}."
+    return ""
 
 
 def _as_mode(mode: str) -> Mode:

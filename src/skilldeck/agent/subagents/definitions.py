@@ -159,7 +159,7 @@ def load_definition(path: Path, *, source: str) -> AgentDefinition:
             line=parsed.key_lines.get("permission-mode"),
             code="SD401",
         )
-    max_turns = data.get("max-turns")
+    max_turns = _max_turns(data.get("max-turns"), path, parsed.key_lines.get("max-turns"))
     body = path.read_bytes()[parsed.body_offset :].decode("utf-8", errors="replace").strip()
     return AgentDefinition(
         name=name,
@@ -171,11 +171,26 @@ def load_definition(path: Path, *, source: str) -> AgentDefinition:
         skills=_as_list(data.get("skills")),
         allow_skills=_as_bool(data.get("allow-skills"), True),
         permission_mode=str(mode) if mode else None,
-        max_turns=int(max_turns)
-        if isinstance(max_turns, int | float | str) and str(max_turns).isdigit()
-        else None,
+        max_turns=max_turns,
         path=path,
         source=source,
+    )
+
+
+def _max_turns(value: object, path: Path, line: int | None) -> int | None:
+    """``max-turns`` as a positive whole number; anything else is the author's mistake
+    (``-3`` or ``ten`` used to be dropped in silence, and the agent ran to the default)."""
+    if value is None:
+        return None
+    if isinstance(value, int | str) and not isinstance(value, bool):
+        text = str(value).strip()
+        if text.isdecimal() and int(text) >= 1:
+            return int(text)
+    raise SkillParseError(
+        f"max-turns {value!r} is not a whole number of turns of at least 1",
+        path=path,
+        line=line,
+        code="SD403",
     )
 
 

@@ -22,10 +22,12 @@ from skilldeck.cli.common import (
     JsonOption,
     NoDefaultsOption,
     RootOption,
+    named_path,
     stderr_console,
     stdout_console,
 )
 from skilldeck.cli.skills.fast.fastio import write_json_rows, write_scan_problems
+from skilldeck.cli.termtext import printable
 from skilldeck.cli.workspace import discover_registry
 from skilldeck.config import skilldeck_home
 from skilldeck.skills.format import new_skill
@@ -111,14 +113,14 @@ def _print_entries(entries: list[SkillEntry], *, show_status: bool) -> None:
     for e in entries:
         skill = e.skill
         text = _reason(e) if show_status else (skill.description if skill else "")
-        row = [e.name, str(e.status)] if show_status else [e.name]
+        row = [printable(e.name), str(e.status)] if show_status else [printable(e.name)]
         row += [
             str(e.source),
             str(skill.kind) if skill else "-",
             (skill.version or "-") if skill else "-",
         ]
         whole = show_status and row[1] != "active"
-        rows.append((row, " ".join(text.split()), whole))
+        rows.append((row, printable(" ".join(text.split())), whole))
     headers = ["name", "status"] if show_status else ["name"]
     headers += ["source", "kind", "version"]
     widths = [max([len(h)] + [len(r[i]) for r, _, _ in rows]) for i, h in enumerate(headers)]
@@ -231,7 +233,9 @@ def new(
     kind: Annotated[KindChoice, typer.Option("--kind", help="Template kind.")] = KindChoice.prompt,
     directory: Annotated[
         Path | None,
-        typer.Option("--dir", help="Parent folder (default: ./.skilldeck/skills)."),
+        typer.Option(
+            "--dir", parser=named_path, help="Parent folder (default: ./.skilldeck/skills)."
+        ),
     ] = None,
 ) -> None:
     """Create a new skill from a template that passes `validate --strict`."""

@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import anyio
 import typer
 
-from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption, fail, print_json
+from skilldeck.cli.common import (
+    JsonOption,
+    NoDefaultsOption,
+    RootOption,
+    fail,
+    named_path,
+    print_json,
+)
 from skilldeck.cli.skills.skills_show_cmd import invalid_lines
 from skilldeck.cli.workspace import discover_registry
 from skilldeck.llm.client import ModelLLMClient
@@ -161,7 +168,10 @@ def _report(result: ToolResult, *, json_: bool) -> None:
 
 def audit(
     path: Annotated[
-        Path, typer.Argument(help="A skill folder, a .py file, a tree, or a skill name.")
+        Path,
+        typer.Argument(
+            parser=named_path, help="A skill folder, a .py file, a tree, or a skill name."
+        ),
     ],
     all_files: Annotated[
         bool, typer.Option("--all-files", help="Also audit scripts/ (normally run sandboxed).")

@@ -24,6 +24,7 @@ from rich.text import Text
 from skilldeck.cli.common import (
     JsonOption,
     fail,
+    named_path,
     print_json,
     stderr_console,
     stdout_console,
@@ -60,7 +61,9 @@ ScopeOption = Annotated[
 
 
 def pack_cmd(
-    folder: Annotated[Path, typer.Argument(help="The skill folder (holding SKILL.md).")],
+    folder: Annotated[
+        Path, typer.Argument(parser=named_path, help="The skill folder (holding SKILL.md).")
+    ],
     output: Annotated[
         str | None,
         typer.Option(

@@ -20,7 +20,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from skilldeck.cli.common import JsonOption, fail, print_json, stdout_console
+from skilldeck.cli.common import JsonOption, fail, named_path, print_json, stdout_console
 from skilldeck.skills.scanning import ScanReport, describe, scan_paths
 
 _STYLE = {"high": "bold red", "medium": "yellow", "low": "dim"}
@@ -33,7 +33,11 @@ def register(app: typer.Typer) -> None:
 def scan_cmd(
     paths: Annotated[
         list[Path] | None,
-        typer.Argument(help="Skill folders, folders of skills, or files.", show_default=False),
+        typer.Argument(
+            parser=named_path,
+            help="Skill folders, folders of skills, or files.",
+            show_default=False,
+        ),
     ] = None,
     rules: Annotated[
         bool, typer.Option("--rules", help="List the scanner's codes instead of scanning.")

@@ -19,6 +19,7 @@ from skilldeck.cli.common import (
     stderr_console,
     stdout_console,
 )
+from skilldeck.cli.termtext import printable
 from skilldeck.cli.workspace import discover_registry
 from skilldeck.skills.execution import (
     SecretStore,
@@ -64,8 +65,9 @@ def show(
         print_json(data)
         return
     console = stdout_console()
-    console.print(f"[bold]{skill.name}[/bold] ({data['status']}, {skill.kind}, {skill.source})")
-    console.print(f"location: {skill.skill_md}", highlight=False, soft_wrap=True)
+    head = f"{printable(skill.name)} ({data['status']}, {skill.kind}, {skill.source})"
+    console.print(head, style="bold", highlight=False, markup=False)
+    console.print(f"location: {printable(str(skill.skill_md))}", highlight=False, soft_wrap=True)
     for key, value in data["metadata"].items():
         if key == "credentials":
             lines = _credential_lines(skill, secret_store(registry.settings.home))
@@ -74,11 +76,12 @@ def show(
         else:
             lines = []
         for line in lines:
-            console.print(line, highlight=False, markup=False, soft_wrap=True)
+            console.print(printable(line), highlight=False, markup=False, soft_wrap=True)
     if data["resources"]:
-        console.print("resources:\n  " + "\n  ".join(data["resources"]), highlight=False)
+        listed = "\n  ".join(printable(r) for r in data["resources"])
+        console.print("resources:\n  " + listed, highlight=False, markup=False)
     console.rule()
-    console.print(skill.body, markup=False, highlight=False, soft_wrap=True)
+    console.print(printable(skill.body, lines=True), markup=False, highlight=False, soft_wrap=True)
 
 
 def _credential_lines(skill: Skill, store: SecretStore) -> list[str]:
@@ -163,7 +166,7 @@ def invalid_lines(name: str, broken: list[InvalidSkill], *, action: str) -> list
         for d in b.diagnostics:
             where = f"{d.path or b.skill_md}" + (f":{d.line}" if d.line else "")
             label = "error" if d.is_error else "warning"
-            lines.append(f"  {where}: {label} {d.code} {d.message}")
+            lines.append(printable(f"  {where}: {label} {d.code} {d.message}"))
     lines.append(f"Check it with: skilldeck skills validate {broken[0].folder}")
     return lines
 

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from skilldeck.cli.common import JsonOption, fail
+from skilldeck.cli.common import JsonOption, fail, named_path
 from skilldeck.cli.skills.fast.fast_validate import missing_paths, reports_for, write_reports
 
 StrictOption = Annotated[
@@ -27,7 +27,10 @@ def register(app: typer.Typer) -> None:
 
 def validate(
     paths: Annotated[
-        list[Path], typer.Argument(help="Skill folders, SKILL.md files, or trees to search.")
+        list[Path],
+        typer.Argument(
+            parser=named_path, help="Skill folders, SKILL.md files, or trees to search."
+        ),
     ],
     strict: StrictOption = False,
     json_: JsonOption = False,

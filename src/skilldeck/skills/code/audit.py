@@ -292,7 +292,11 @@ def _decode(data: bytes) -> tuple[str, str]:
 
 def audit_file(path: Path) -> list[Finding]:
     """Audit one ``.py`` file, decoded the way the interpreter would decode it."""
-    source, encoding = _decode(path.read_bytes())
+    try:
+        data = path.read_bytes()
+    except OSError as e:  # a read error after open (/proc/self/mem) names no file
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from e
+    source, encoding = _decode(data)
     findings = audit_source(source, path=path)
     if encoding not in ("utf-8", "utf-8-sig"):
         message = f"declares `coding: {encoding}`; readers and tools see other text than Python"

@@ -58,3 +58,19 @@ def test_bad_definition_reported_not_fatal(tmp_path: Path, skilldeck_home: Path)
     assert mode.code == "SD401" and mode.line == 3
     with pytest.raises(SkillNotFoundError, match="fine"):
         catalog.get("fin")
+
+
+def test_max_turns_must_be_a_count_of_at_least_one(tmp_path: Path) -> None:
+    from skilldeck.agent.subagents.definitions import load_definition
+    from skilldeck.errors import SkillParseError
+
+    for value, expected in (("7", 7), ("'12'", 12)):
+        path = tmp_path / f"ok{expected}.md"
+        path.write_text(f"---\nname: ok\ndescription: d\nmax-turns: {value}\n---\nBody\n")
+        assert load_definition(path, source="user").max_turns == expected
+    for value in ("-3", "0", "ten", "2.5", "true"):
+        path = tmp_path / "bad.md"
+        path.write_text(f"---\nname: bad\ndescription: d\nmax-turns: {value}\n---\nBody\n")
+        with pytest.raises(SkillParseError) as caught:
+            load_definition(path, source="user")
+        assert caught.value.code == "SD403" and caught.value.line == 4, value

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from skilldeck.cli.skills.fast.fastio import fail_line, guarded, print_json, wants_typer
 from skilldeck.cli.skills.fast.fastpath import fast_registry, root_problem
+from skilldeck.cli.termtext import printable
 from skilldeck.skills import routing
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ def _parse(args: list[str]) -> tuple[str, int, list[Path], bool, bool, bool | No
             words.append(arg)
             continue
         if name == "--root":
-            if not value:
+            if not value.strip():
                 return None
             roots.append(Path(value))
         else:
@@ -117,7 +118,7 @@ def ranked_rows(registry: SkillRegistry, query: str, top: int) -> tuple[list[Row
         if reason is not None:  # ranked like the rest, but an agent here cannot use it
             row["unavailable"] = reason
         rows.append(row)
-    return rows, [m.skill.description for m in matches]
+    return rows, [printable(m.skill.description) for m in matches]
 
 
 def _say_the_first_run_waits(skills: int) -> None:
@@ -138,10 +139,11 @@ def write_matches(rows: list[Row], descriptions: list[str], query: str, *, json_
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = Console()
     if not rows:
-        console.print(f"No skill matches {query!r}.")
+        console.print(f"No skill matches {printable(repr(query))}.", markup=False)
         return
     wide = console.width >= WIDE_TABLE
     table = Table(show_edge=False, pad_edge=False)
@@ -156,8 +158,10 @@ def write_matches(rows: list[Row], descriptions: list[str], query: str, *, json_
         reason = row.get("unavailable")
         if reason is not None:  # said in full: it is why an agent here skips the skill
             short = f"(unavailable: {reason}) {short}"
-        cells = [str(i), str(row["name"]), f"{row['score']:.2f}", short]
-        table.add_row(*cells, *([_home(Path(str(row["path"])))] if wide else []))
+        # Text cells: a description is the skill author's, never rich markup ("[link=…]")
+        cells = [str(i), printable(str(row["name"])), f"{row['score']:.2f}", short]
+        cells += [printable(_home(Path(str(row["path"]))))] if wide else []
+        table.add_row(*(Text(cell) for cell in cells))
     console.print(table)
     if not wide:
         console.print("[dim]Skill folders are shown at 120 columns, or with --json.[/dim]")

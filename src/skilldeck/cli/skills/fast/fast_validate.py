@@ -14,18 +14,16 @@ two paths write the same bytes; tests compare them.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from pathlib import Path
 
 from skilldeck.cli.skills.fast.fastio import fail_line, guarded, print_json, wants_typer
+from skilldeck.cli.termtext import printable
 from skilldeck.skills.format import ValidationReport, validate_path
 
 __all__ = ["missing_paths", "plain_lines", "reports_for", "try_fast", "write_reports"]
 
 _FLAGS = ("--strict", "--json")
-#: characters rich strips, expands or breaks lines at (C0, DEL, C1)
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
 def try_fast(argv: list[str]) -> int | None:
@@ -35,8 +33,8 @@ def try_fast(argv: list[str]) -> int | None:
         return None
     args = argv[2:]
     paths = [Path(a) for a in args if a not in _FLAGS]
-    if not paths or any(a.startswith("-") and a not in _FLAGS for a in args):
-        return None
+    if not paths or any((a.startswith("-") and a not in _FLAGS) or not a.strip() for a in args):
+        return None  # an empty path is refused by the typer command's parser
     return guarded(lambda: _validate(paths, strict="--strict" in args, json_="--json" in args))
 
 
@@ -81,7 +79,8 @@ def _report_lines(reports: list[ValidationReport]) -> tuple[list[tuple[str, str,
     for report in reports:
         for d in report.diagnostics:
             where = f"{d.path or report.path}:{d.line}" if d.line else f"{d.path or report.path}"
-            lines.append((f"{where}: ", "error" if d.is_error else "warning", d.code, d.message))
+            label = "error" if d.is_error else "warning"
+            lines.append((f"{printable(where)}: ", label, d.code, printable(d.message)))
             errors += d.is_error
             warnings += not d.is_error
     bad = sum(1 for r in reports if not r.valid)
@@ -94,8 +93,9 @@ def _report_lines(reports: list[ValidationReport]) -> tuple[list[tuple[str, str,
 def plain_lines(reports: list[ValidationReport]) -> list[str] | None:
     """The lines rich would write for the reports to a pipe, without importing rich
     (about a fifth of a one-skill validation's CPU); None whenever rich could write
-    anything else: a terminal or forced colour, a control character to strip or
-    expand, a summary longer than the width rich would wrap it at."""
+    anything else: a terminal or forced colour, a summary longer than the width rich
+    would wrap it at (every path and message has been through :func:`printable`, so
+    there is no control character for rich to strip or expand)."""
     environ = os.environ
     if not reports or "FORCE_COLOR" in environ or "TTY_COMPATIBLE" in environ:
         return None
@@ -103,7 +103,7 @@ def plain_lines(reports: list[ValidationReport]) -> list[str] | None:
         return None
     rows, summary, _bad = _report_lines(reports)
     text = ["".join(row) + "\n" for row in rows]
-    if any(_CONTROL.search(line[:-1]) for line in text) or len(summary) > _rich_width():
+    if len(summary) > _rich_width():  # (no control character is left: printable)
         return None
     return [*text, summary + "\n"]
 

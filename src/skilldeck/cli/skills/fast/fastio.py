@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from skilldeck.cli.termtext import printable
 from skilldeck.errors import SkilldeckError
 
 if TYPE_CHECKING:
@@ -78,7 +79,9 @@ def write_scan_problems(diagnostics: list[Diagnostic]) -> None:
     """The scan's own problems (dangling or looping symlinks, unreadable folders) as
     plain ``warning`` lines on stderr, beside JSON on stdout: a script reading the
     JSON still sees them."""
-    sys.stderr.writelines(f"warning {d.path}: {d.code} {d.message}\n" for d in diagnostics)
+    sys.stderr.writelines(
+        f"warning {printable(str(d.path))}: {d.code} {printable(d.message)}\n" for d in diagnostics
+    )
 
 
 def _silence_stdout() -> None:

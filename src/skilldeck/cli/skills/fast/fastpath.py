@@ -62,7 +62,7 @@ def _parse(args: list[str]) -> tuple[list[Path], bool, bool] | None:
         if arg in flags:
             flags[arg] = True
         elif arg == "--root":
-            if i + 1 >= len(args) or args[i + 1].startswith("-"):
+            if i + 1 >= len(args) or args[i + 1].startswith("-") or not args[i + 1].strip():
                 return None  # let click report (or interpret) it
             roots.append(Path(args[i + 1]))
             i += 1

@@ -171,8 +171,13 @@ def test_plain_report_lines_are_what_rich_writes(
     assert fast_validate.plain_lines(reports) is None
 
 
-def test_control_characters_are_left_to_rich(skills: Path) -> None:
+def test_control_characters_are_printed_harmless_on_both_paths(skills: Path) -> None:
     folder = write_skill(skills / "tab\there", "name: tab\ndescription: Tabs.\nfoo: bar\n")
-    reports = fast_validate.reports_for([folder], strict=False)
-    assert reports[0].diagnostics  # each line starts with the path, tab included
-    assert fast_validate.plain_lines(reports) is None
+    (skills / "esc").mkdir()
+    (skills / "esc" / "SKILL.md").write_text('---\nname: "e\\e[2Jx"\ndescription: d\n---\nb\n')
+    reports = fast_validate.reports_for([folder, skills / "esc"], strict=False)
+    lines = fast_validate.plain_lines(reports)
+    assert lines is not None  # nothing is left for rich to strip or expand
+    assert lines[0].startswith(f"{skills}/tab here/SKILL.md")  # the tab shown as a space
+    assert not any("\x1b" in line for line in lines)
+    assert any("\\x1b[2J" in line for line in lines)

@@ -1,0 +1,133 @@
+"""The real CLI on the leftovers of the QA pass: empty paths, out-of-range settings,
+a misspelt model for ``web``, rules that name no file, and skill text that would drive
+the terminal. Each case fails on the commit before these mends."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import skilldeck, write_script
+
+from skill_fixtures import write_skill_md
+
+ESC_DESCRIPTION = 'description: "Says hi \\e]52;c;ZXZpbA==\\a and \\e[31mred \\u202e txt.yp"'
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["skills", "validate", ""],
+        ["skills", "audit", ""],
+        ["skills", "scan", " "],
+        ["skills", "pack", ""],
+        ["skills", "list", "--root", ""],
+        ["skills", "list", "--json", "--root", ""],
+        ["skills", "match", "hello", "--root", ""],
+        ["skills", "new", "demo", "--dir", ""],
+    ],
+)
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(
+    tmp_path: Path, args: list[str]
+) -> None:
+    write_skill_md(tmp_path / "here", "here", "A skill in the current folder.")
+    done = skilldeck(*args, cwd=tmp_path)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "is empty; name a file or folder" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "demo").exists()
+
+
+def test_out_of_range_settings_name_the_file(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    config = home / "config.toml"
+    for table, key, value in (("skills", "prompt_budget", -5), ("agent", "max_turns", 0)):
+        config.write_text(f"[{table}]\n{key} = {value}\n", encoding="utf-8")
+        for args in (["skills", "list"], ["skills", "list", "--json"]):
+            done = skilldeck(*args, cwd=tmp_path, env={"SKILLDECK_HOME": str(home)})
+            assert done.returncode == 1, done.stdout
+            assert f"'{table}.{key}'" in done.stderr and str(config) in done.stderr
+
+
+def test_agent_max_turns_that_is_no_count_is_reported_with_its_line(tmp_path: Path) -> None:
+    agents = tmp_path / ".skilldeck" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "rev.md").write_text(
+        "---\nname: rev\ndescription: Reviews.\nmax-turns: -3\n---\nReview.\n", encoding="utf-8"
+    )
+    done = skilldeck("trust", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    listed = skilldeck("agents", "list", cwd=tmp_path)
+    assert listed.returncode == 0
+    assert "rev.md:4" in listed.stderr and "SD403" in listed.stderr, listed.stderr
+    assert "rev " not in listed.stdout  # skipped, not run to the default turn limit
+
+
+def test_web_refuses_an_unknown_provider_before_serving(tmp_path: Path) -> None:
+    done = skilldeck("web", "-m", "nosuch:x", "--port", "0", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "Unknown model provider 'nosuch'" in done.stderr and "open http" not in done.stderr
+
+
+def test_a_bad_permission_rule_names_where_it_was_set(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.toml").write_text('[permissions]\ndeny = ["Bash(("]\n', encoding="utf-8")
+    script = write_script(tmp_path / "s.jsonl", [{"text": "ok"}])
+    env = {"SKILLDECK_HOME": str(home)}
+    done = skilldeck("run", "hi", "-m", f"scripted:{script}", cwd=tmp_path, env=env)
+    assert done.returncode == 1
+    assert f"(permissions.deny) Fix it in {home / 'config.toml'}" in done.stderr, done.stderr
+    env = {"SKILLDECK_HOME": str(tmp_path / "h2"), "SKILLDECK_PERMISSIONS__ASK": '["X(("]'}
+    done = skilldeck("run", "hi", "-m", f"scripted:{script}", cwd=tmp_path, env=env)
+    assert "Fix it in SKILLDECK_PERMISSIONS__ASK" in done.stderr, done.stderr
+
+
+def test_audit_of_an_unreadable_file_names_it(tmp_path: Path) -> None:
+    done = skilldeck("skills", "audit", "/proc/self/mem", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr.strip() == "error: Input/output error: '/proc/self/mem'"
+
+
+def _hostile_skill(root: Path) -> None:
+    folder = root / "greet"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: greet\n{ESC_DESCRIPTION}\n---\nBody \x1b[2J cleared\nnext line\n",
+        encoding="utf-8",
+    )
+    bad = root / "bidi"
+    bad.mkdir()
+    (bad / "SKILL.md").write_text(
+        '---\nname: "bi\\u202edi"\ndescription: d\n---\nb\n', encoding="utf-8"
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["skills", "list"],
+        ["skills", "show", "greet"],
+        ["skills", "match", "says hi red", "--lexical"],
+        ["skills", "validate", "{root}"],
+    ],
+)
+def test_skill_text_cannot_drive_the_terminal(tmp_path: Path, args: list[str]) -> None:
+    root = tmp_path / "skills"
+    _hostile_skill(root)
+    args = [a.replace("{root}", str(root)) for a in args]
+    if args[1] != "validate":
+        args += ["--root", str(root), "--no-defaults"]
+    done = skilldeck(*args, cwd=tmp_path, env={"SKILLDECK_EMBEDDINGS": "none"})
+    out = done.stdout + done.stderr
+    assert "\x1b" not in out and "\u202e" not in out and "\x07" not in out, out
+    assert "\\x1b" in out or "\\u202e" in out
+
+
+def test_json_output_keeps_the_text_as_written(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    _hostile_skill(root)
+    done = skilldeck("skills", "list", "--json", "--root", str(root), "--no-defaults", cwd=tmp_path)
+    rows = json.loads(done.stdout)
+    assert any("\x1b[31m" in r["description"] for r in rows)

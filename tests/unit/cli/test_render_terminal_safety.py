@@ -1,0 +1,38 @@
+"""Model text and tool output cannot drive the user's terminal (cli/render.py through
+cli/termtext.printable): a fetched page can put escape sequences in both."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from skilldeck.agent.events import TextDeltaEvent, TextEvent, ToolCallEvent, ToolResultEvent
+from skilldeck.cli.render import RichRenderer
+
+HOSTILE = "done \x1b]52;c;ZXZpbA==\x07 \x1b[2J \u202etxt.exe"
+
+
+def shown(*events: object) -> str:
+    out = io.StringIO()
+    renderer = RichRenderer(Console(file=out, width=80, color_system=None))
+    for event in events:
+        renderer.handle(event)  # type: ignore[arg-type]
+    renderer.close()
+    return out.getvalue()
+
+
+def test_streamed_and_whole_model_text_is_printed_with_visible_escapes() -> None:
+    for event in (TextDeltaEvent(text=HOSTILE + "\nnext"), TextEvent(text=HOSTILE)):
+        text = shown(event)
+        assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+        assert "\\x1b]52;c;ZXZpbA==\\x07" in text and "\\u202etxt.exe" in text
+
+
+def test_tool_calls_and_results_are_printed_with_visible_escapes() -> None:
+    text = shown(
+        ToolCallEvent(id="1", name="Bash", input={"command": "echo " + HOSTILE}),
+        ToolResultEvent(id="1", name="Bash", is_error=False, content=HOSTILE + "\nline 2"),
+    )
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert text.count("\\x1b[2J") == 2 and "line 2" in text
