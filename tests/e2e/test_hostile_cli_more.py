@@ -5,6 +5,7 @@ the terminal. Each case fails on the commit before these mends."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,26 @@ def test_json_output_keeps_the_text_as_written(tmp_path: Path) -> None:
     done = skilldeck("skills", "list", "--json", "--root", str(root), "--no-defaults", cwd=tmp_path)
     rows = json.loads(done.stdout)
     assert any("\x1b[31m" in r["description"] for r in rows)
+
+
+def test_a_run_in_a_folder_whose_name_is_not_utf8_is_stored_and_shown(tmp_path: Path) -> None:
+    work = Path(os.fsdecode(bytes(tmp_path) + b"/cwd\xff"))
+    work.mkdir()
+    (work / os.fsdecode(b"f\xfe.txt")).write_text("x")
+    script = write_script(
+        tmp_path / "s.jsonl",
+        [
+            {"tool_calls": [{"name": "Glob", "input": {"pattern": "*"}}]},
+            {"tool_calls": [{"name": "Bash", "input": {"command": "ls"}}]},
+            {"text": "done"},
+        ],
+    )
+    for extra in ([], ["--json"]):
+        args = ["run", "list", "-m", f"scripted:{script}", "--allow", "Bash", *extra]
+        done = skilldeck(*args, cwd=work)
+        assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+        assert "f\ufffd.txt" in done.stdout and "outside the allowed" not in done.stdout
+    listed = skilldeck("sessions", "list", "--json", cwd=work)
+    rows = json.loads(listed.stdout)
+    assert [r["status"] for r in rows] == ["completed", "completed"]
+    assert rows[0]["cwd"].endswith("cwd\ufffd")

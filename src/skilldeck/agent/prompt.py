@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from skilldeck.agent.store import valid_text
 from skilldeck.config import WORKSPACE_DIRNAME, Settings
 from skilldeck.tools.memory import memory_folder
 
@@ -104,12 +105,13 @@ def environment_section(
     """Facts about the run; ``compact`` keeps the directory, the date and the OS (the
     tools are in the request's schemas already)."""
     system = _platform.system() or "unknown"
+    cwd_text = valid_text(str(cwd))  # a folder name that is not UTF-8 cannot reach JSON
     if compact:
         day = (today or _dt.date.today()).isoformat()
-        return f"# Environment\n- Working directory: {cwd}\n- Date: {day}; OS: {system}"
+        return f"# Environment\n- Working directory: {cwd_text}\n- Date: {day}; OS: {system}"
     lines = [
         "# Environment",
-        f"- Working directory: {cwd}",
+        f"- Working directory: {cwd_text}",
         f"- Platform: {system.lower()} ({system} {_platform.release()})",
         f"- Date: {(today or _dt.date.today()).isoformat()}",
         f"- Model: {model}",

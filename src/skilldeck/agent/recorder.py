@@ -35,7 +35,7 @@ from skilldeck.agent.events import (
 )
 from skilldeck.agent.loopguard import LoopGuard, Repeat
 from skilldeck.agent.pending import Pending
-from skilldeck.agent.store import SessionStore, TurnWrite
+from skilldeck.agent.store import SessionStore, TurnWrite, valid_text
 from skilldeck.errors import SessionError
 from skilldeck.llm.messages import AssistantMessage, Message, ToolCall, ToolResultMessage, Usage
 from skilldeck.skills.execution import redact
@@ -135,17 +135,20 @@ class Recorder:
             self.on_event(event)
 
     def emit_result(self, run: RunState, call: ToolCall, result: ToolResult) -> None:
-        shown, _ = self.context.truncate(result.content)
+        shown, _ = self.context.truncate(valid_text(result.content))
         event = ToolResultEvent(id=call.id, name=call.name, is_error=result.is_error, content=shown)
         self.emit(run, event)
 
     def result_row(self, call: ToolCall, result: ToolResult) -> StoredRow:
         """The message the model sees (truncated) and the full output when it was cut."""
-        shown, truncated = self.context.truncate(result.content)
+        # a file name that is not UTF-8 (Glob, ls) must not stop the turn from being
+        # stored, shown as JSON or sent to the model: its bytes become U+FFFD
+        content = valid_text(result.content)
+        shown, truncated = self.context.truncate(content)
         message = ToolResultMessage(
             tool_call_id=call.id, name=call.name, content=shown, is_error=result.is_error
         )
-        return message, (result.content if truncated else None)
+        return message, (content if truncated else None)
 
     def commit(
         self,

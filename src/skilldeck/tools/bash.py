@@ -331,7 +331,7 @@ def _read_report(fd: int) -> str | None:
         data = os.read(fd, 65536)
     except (BlockingIOError, OSError):
         return None
-    text = data.decode("utf-8", errors="replace").strip()
+    text = os.fsdecode(data).strip()  # a folder name's own bytes, so the path round-trips
     return text.splitlines()[-1] if text else None
 
 

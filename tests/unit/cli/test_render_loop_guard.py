@@ -6,24 +6,14 @@ from __future__ import annotations
 import io
 import json
 
-from rich.console import Console
-
+from render_fixtures import shown
 from skilldeck.agent.events import (
     DoneEvent,
     LoopDetectedEvent,
     TextDeltaEvent,
     ToolCallRecoveredEvent,
 )
-from skilldeck.cli.render import JsonRenderer, RichRenderer, exit_code
-
-
-def shown(*events: object) -> str:
-    out = io.StringIO()
-    renderer = RichRenderer(Console(file=out, width=80, color_system=None))
-    for event in events:
-        renderer.handle(event)  # type: ignore[arg-type]
-    renderer.close()
-    return out.getvalue()
+from skilldeck.cli.render import JsonRenderer, exit_code
 
 
 def test_stuck_exits_3_and_says_how_to_continue() -> None:

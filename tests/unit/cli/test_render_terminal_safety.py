@@ -3,23 +3,10 @@ cli/termtext.printable): a fetched page can put escape sequences in both."""
 
 from __future__ import annotations
 
-import io
-
-from rich.console import Console
-
+from render_fixtures import shown
 from skilldeck.agent.events import TextDeltaEvent, TextEvent, ToolCallEvent, ToolResultEvent
-from skilldeck.cli.render import RichRenderer
 
 HOSTILE = "done \x1b]52;c;ZXZpbA==\x07 \x1b[2J \u202etxt.exe"
-
-
-def shown(*events: object) -> str:
-    out = io.StringIO()
-    renderer = RichRenderer(Console(file=out, width=80, color_system=None))
-    for event in events:
-        renderer.handle(event)  # type: ignore[arg-type]
-    renderer.close()
-    return out.getvalue()
 
 
 def test_streamed_and_whole_model_text_is_printed_with_visible_escapes() -> None:

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic_core import PydanticSerializationError
+
 from skilldeck.agent.events import Event
 from skilldeck.errors import SessionError
 from skilldeck.llm.messages import MESSAGE_ADAPTER, Message, Usage
@@ -129,7 +131,9 @@ def new_session_id() -> str:
 
 
 def dumps(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False, default=str)
+    """JSON for a text column; a path or output holding bytes that were not UTF-8
+    (lone surrogates, which SQLite refuses) is kept with U+FFFD in their place."""
+    return valid_text(json.dumps(data, ensure_ascii=False, default=str))
 
 
 def insert_messages(
@@ -147,7 +151,7 @@ def insert_messages(
         "INSERT INTO messages (session_id, seq, role, json, full_content, created)"
         " VALUES (?,?,?,?,?,?)",
         [
-            (session_id, start + i, msg.role, MESSAGE_ADAPTER.dump_json(msg).decode(), full, now)
+            (session_id, start + i, msg.role, message_json(msg), full, now)
             for i, (msg, full) in enumerate(messages)
         ],
     )
@@ -225,6 +229,16 @@ def record_from_row(row: sqlite3.Row) -> SessionRecord:
         depth=row["depth"],
         launch=json.loads(row["launch"] or "{}"),
     )
+
+
+def message_json(msg: Message) -> str:
+    """``msg`` as the JSON the messages table keeps. Text holding bytes that were not
+    UTF-8 (a folder's name in the system prompt, a file name in a tool's output) is
+    kept with U+FFFD in their place: the turn is stored, never lost to an encode error."""
+    try:
+        return MESSAGE_ADAPTER.dump_json(msg).decode()
+    except PydanticSerializationError:
+        return dumps(MESSAGE_ADAPTER.dump_python(msg, mode="json"))
 
 
 def valid_text(text: str) -> str:
