@@ -37,6 +37,7 @@ into a clean one-line message instead of a traceback::
     └── MCPError
 
     ConfigWarning (a UserWarning)   a setting that is ignored (unknown key, typo)
+    EvalWarning (a UserWarning)     an eval file's field that is ignored (a stale skill_name)
 
 Messages say what went wrong, where, and how to fix it. Exceptions carry data
 (``path``, ``line``, ``code``, ``diagnostics``) and never have side effects.
@@ -57,6 +58,7 @@ __all__ = [
     "DecryptionError",
     "DigestMismatchError",
     "EnvironmentBuildError",
+    "EvalWarning",
     "LocallyModifiedError",
     "MCPError",
     "ModelConfigError",
@@ -105,6 +107,12 @@ class ConfigWarning(UserWarning):
     """A setting that has no effect (an unknown key, most often a typo): the
     configuration still loads, and the message names where the key is and the
     setting it was probably meant to be. The CLI prints these as ``warning:`` lines."""
+
+
+class EvalWarning(UserWarning):
+    """Part of a trigger-eval file that has no effect (a ``skill_name`` that is not the
+    skill whose folder holds the file): the cases still run, and the message says
+    which skill they run for and what to fix. The CLI prints these as ``warning:`` lines."""
 
 
 class SkillError(SkilldeckError):

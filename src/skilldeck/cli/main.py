@@ -204,7 +204,8 @@ def _add_listing(app: typer.Typer) -> None:
 
 
 def _config_warnings_as_lines() -> None:
-    """A :class:`~skilldeck.errors.ConfigWarning` (an ignored setting) prints as one
+    """A :class:`~skilldeck.errors.ConfigWarning` (an ignored setting) or an
+    :class:`~skilldeck.errors.EvalWarning` (an ignored eval-file field) prints as one
     ``warning:`` line on stderr like every other CLI message, not as Python's
     two-line warning with a source location; other warnings are left as they are.
     Each line once: the warning filter's memory is reset whenever an import touches
@@ -224,7 +225,7 @@ def _config_warnings_as_lines() -> None:
         file: TextIO | None = None,
         line: str | None = None,
     ) -> None:
-        if category.__name__ == "ConfigWarning":
+        if category.__name__ in ("ConfigWarning", "EvalWarning"):
             if str(message) not in printed:
                 printed.add(str(message))
                 sys.stderr.write(f"warning: {message}\n")

@@ -249,7 +249,8 @@ def small_catalog_note(skills: int, *, threshold: float | None = None) -> str:
     """Why a small catalog's router scores sit under the hint threshold, and (unless
     the ``threshold`` used is already that low) the lower one to try."""
     text = (
-        f"Note: {skills} skills in the catalog. Scores weigh words by rarity across the "
+        f"Note: {skills} skill{'' if skills == 1 else 's'} in the catalog. Scores weigh "
+        "words by rarity across the "
         "catalog, so in a small one right matches score low"
     )
     if threshold is None or threshold > LOW_THRESHOLD:

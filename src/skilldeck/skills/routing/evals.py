@@ -23,13 +23,14 @@ other skill took a request), the same numbers for both.
 from __future__ import annotations
 
 import json
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skilldeck.errors import SkillError
+from skilldeck.errors import EvalWarning, SkillError
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.routing.hints import hintable
 from skilldeck.skills.routing.match import SkillMatcher
@@ -222,7 +223,15 @@ def _load_cases(path: Path, skill: str | None) -> list[TriggerCase]:
     except RecursionError as e:
         raise SkillError(f"Eval set {path} is not valid JSON here: nested too deeply.") from e
     if isinstance(data, dict) and "evals" in data:
-        skill = skill or _str_or_none(data.get("skill_name"))
+        named = _str_or_none(data.get("skill_name"))
+        if skill is not None and named is not None and named != skill:
+            warnings.warn(
+                f"{path}: skill_name {named!r} is not the skill {skill!r} whose folder "
+                f"holds the file; its cases run for {skill!r} (set skill_name to it).",
+                EvalWarning,
+                stacklevel=3,
+            )
+        skill = skill or named
         data = data["evals"]
     if isinstance(data, dict):  # a suite: {"skill-name": [cases...]}
         return [c for name, items in data.items() for c in _cases(path, items, str(name))]

@@ -4,12 +4,13 @@ what a new skill would cost the catalog (``skills/routing/evals.py``, ``coexist.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from skilldeck.errors import SkillError
+from skilldeck.errors import EvalWarning, SkillError
 from skilldeck.skills.format import load_skill, new_skill
 from skilldeck.skills.model.skill import Skill
 from skilldeck.skills.routing import SkillMatcher
@@ -93,6 +94,19 @@ def test_evals_object_with_prompt_and_output_evals_count_as_positive(tmp_path: P
         ("pdf-tools", "fill this PDF form", True),
         ("pdf-tools", "tell a joke", False),
     ]
+
+
+def test_a_stale_skill_name_is_a_warning_and_the_folders_skill_wins(tmp_path: Path) -> None:
+    path = write_json(
+        tmp_path / "evals.json",
+        {"skill_name": "old-name", "evals": [{"query": "fill this PDF form"}]},
+    )
+    with pytest.warns(EvalWarning, match="skill_name 'old-name' is not the skill 'pdf-tools'"):
+        cases = load_eval_file(path, skill="pdf-tools")
+    assert [c.skill for c in cases] == ["pdf-tools"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load_eval_file(path, skill="old-name")[0].skill == "old-name"
 
 
 def test_suite_files_name_their_skills(tmp_path: Path) -> None:
