@@ -334,3 +334,21 @@ def test_an_unavailable_skill_is_reported_as_such_not_as_a_miss(root: Path, tmp_
     )
     assert [n["skill"] for n in data["not_run"]] == ["gated-pdf"]
     assert {c["skill"] for c in data["cases"]} == {"pdf-tools"}
+
+
+def test_a_folder_here_that_holds_no_skill_does_not_hide_the_catalog_skill(
+    root: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "pdf-tools").mkdir()  # data, not a skill
+    done = run("pdf-tools", "--root", str(root), "--no-defaults", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert [s["skill"] for s in json.loads(done.stdout)["skills"]] == ["pdf-tools"]
+
+
+def test_a_stale_skill_name_is_one_warning_line(root: Path, tmp_path: Path) -> None:
+    evals = root / "pdf-tools" / "evals"
+    (evals / "trigger_evals.json").unlink()
+    (evals / "evals.json").write_text(json.dumps({"skill_name": "pdf", "evals": PDF_EVALS}))
+    done = run(str(root / "pdf-tools"), "--root", str(root), "--no-defaults", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("warning:") == 1 and "skill_name 'pdf'" in done.stderr

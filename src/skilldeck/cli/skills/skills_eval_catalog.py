@@ -237,7 +237,7 @@ def _target_cases(registry: SkillRegistry, target: str) -> list[TriggerCase] | N
     """The cases one target names; None for a skill named that ships no evals of its
     own (a suite file given beside it may hold them: :func:`collect_cases` decides)."""
     path = Path(target)
-    if path.is_dir():
+    if path.is_dir() and not (target in registry and not _holds_a_skill(path)):
         skill = skill_in(registry, path)
         found = find_eval_file(path)
         if found is None:
@@ -258,6 +258,12 @@ def _target_cases(registry: SkillRegistry, target: str) -> list[TriggerCase] | N
         "folders and, unless --no-defaults, the default roots); give a skill's folder "
         "(`skilldeck skills eval ./my-skill`) or see `skilldeck skills list`."
     )
+
+
+def _holds_a_skill(folder: Path) -> bool:
+    """Whether ``folder`` is a skill's folder: else a catalog skill of the same name
+    is meant (``skills eval pdf`` where the current folder has a ``pdf/`` of data)."""
+    return (folder / "SKILL.md").is_file() or (folder / "skill.md").is_file()
 
 
 def skill_in(registry: SkillRegistry, folder: Path) -> Skill:
