@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from skilldeck.agent.subagents import discover_agents
-from skilldeck.cli.common import JsonOption, fail, print_json, stderr_console, stdout_console
+from skilldeck.cli.common import (
+    JsonOption,
+    fail,
+    named_path,
+    print_json,
+    stderr_console,
+    stdout_console,
+)
 from skilldeck.cli.termtext import printable
 from skilldeck.errors import SkillNotFoundError
 from skilldeck.settings import load_settings
@@ -22,7 +29,8 @@ if TYPE_CHECKING:
     from skilldeck.agent.subagents import AgentCatalog, AgentDefinition
 
 CwdOption = Annotated[
-    Path | None, typer.Option("--cwd", help="Workspace whose .skilldeck/agents to read.")
+    Path | None,
+    typer.Option("--cwd", parser=named_path, help="Workspace whose .skilldeck/agents to read."),
 ]
 
 

@@ -48,6 +48,7 @@ from skilldeck.cli.run import (
     retry_reporter,
 )
 from skilldeck.cli.skills import invalid_lines
+from skilldeck.cli.termtext import printable
 from skilldeck.errors import SkillError
 from skilldeck.settings import skilldeck_home
 from skilldeck.tools.base import ToolContext, ToolServices
@@ -291,8 +292,8 @@ class Repl:
         if not usable:
             self.console.print("No usable skills found.")
         for s in usable:
-            line = Text(s.name, style="bold")
-            line.append("  " + " ".join(s.description.split())[:100])
+            line = Text(printable(s.name), style="bold")
+            line.append("  " + printable(" ".join(s.description.split())[:100]))
             self.console.print(line, highlight=False)
         hidden = {
             "unavailable": len(enabled) - len(usable),
@@ -340,7 +341,7 @@ class Repl:
         ctx = self._context(seed=False)
         loaded = await load_in_context(skill, args, ctx, settings=agent.settings)
         for warning in loaded.warnings:
-            self.console.print(f"warning: {warning}", style="yellow", markup=False)
+            self.console.print(f"warning: {printable(warning)}", style="yellow", markup=False)
         if not loaded.ok:
             self.console.print(str(loaded.error), style="red", markup=False, highlight=False)
             return
@@ -381,6 +382,5 @@ class Repl:
             self.console.print("No todos yet.")
         marks = {"completed": "✔", "in_progress": "▶", "pending": "○"}
         for todo in todos:
-            self.console.print(
-                f"{marks.get(todo['status'], '?')} {todo['content']}", highlight=False, markup=False
-            )
+            line = printable(f"{marks.get(todo['status'], '?')} {todo['content']}")
+            self.console.print(line, highlight=False, markup=False)

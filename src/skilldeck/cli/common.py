@@ -19,6 +19,8 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+from skilldeck.cli.termtext import printable
+
 
 def named_path(value: str | Path) -> Path:
     """A path argument's parser: an empty one is refused rather than read as the
@@ -58,8 +60,18 @@ def print_jsonl(data: Any) -> None:
 
 def fail(message: str, *, code: int = 1) -> NoReturn:
     """Print a one-line error to stderr and exit with ``code`` (2 = usage error)."""
-    sys.stderr.write(f"error: {message}\n")
+    sys.stderr.write(f"error: {printable(message, lines=True)}\n")
     raise typer.Exit(code)
+
+
+def labelled(label: str, rest: str, *, style: str = "yellow") -> Any:
+    """``label`` in colour, then ``rest`` as plain text: a message that quotes a skill,
+    a file or a model is never read as rich markup nor lets it drive the terminal."""
+    from rich.text import Text
+
+    line = Text(label, style=style)
+    line.append(printable(rest, lines=True))
+    return line
 
 
 def stderr_console() -> Any:

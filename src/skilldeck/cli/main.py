@@ -29,6 +29,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from skilldeck import __version__
+from skilldeck.cli.termtext import printable
 from skilldeck.errors import SkilldeckError
 
 if TYPE_CHECKING:
@@ -228,7 +229,7 @@ def _config_warnings_as_lines() -> None:
         if category.__name__ in ("ConfigWarning", "EvalWarning"):
             if str(message) not in printed:
                 printed.add(str(message))
-                sys.stderr.write(f"warning: {message}\n")
+                sys.stderr.write(f"warning: {printable(str(message), lines=True)}\n")
         else:
             shown(message, category, filename, lineno, file, line)
 
@@ -267,10 +268,10 @@ def main() -> None:
     try:
         _dispatch(argv)
     except SkilldeckError as e:  # a clean one-line error, never a traceback
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {printable(str(e), lines=True)}", file=sys.stderr)
         raise SystemExit(1) from None
     except OSError as e:  # the filesystem's own words: a name too long, a bad target
-        print(f"error: {_os_error_line(e)}", file=sys.stderr)
+        print(f"error: {printable(_os_error_line(e))}", file=sys.stderr)
         raise SystemExit(1) from None
     except RecursionError:  # json and tomllib recurse once per nesting level
         print(

@@ -136,6 +136,7 @@ class RichRenderer:
     def handle(self, event: Event) -> None:
         if isinstance(event, ModelRetryEvent) and not self.show_retries:
             return
+        event = printable_event(event)
         if not isinstance(event, ModelCallEvent):
             self._stop_spinner()
         prefix = "  ↳ " if event.is_sub_agent else ""
@@ -143,9 +144,7 @@ class RichRenderer:
             self._start_spinner(f"{prefix}Thinking… (turn {event.turn})")
         elif isinstance(event, TextDeltaEvent):
             self._streaming = True
-            # model text (and what a fetched page told the model) is not terminal control
-            shown = printable(event.text, lines=True)
-            self.console.print(shown, end="", markup=False, highlight=False)
+            self.console.print(event.text, end="", markup=False, highlight=False)
         elif isinstance(event, TextEvent):
             self._text(event)
         elif isinstance(event, ToolCallEvent):
@@ -178,11 +177,11 @@ class RichRenderer:
             self.console.print()
             self._streaming = False
             return
-        self.console.print(Markdown(printable(event.text, lines=True)))
+        self.console.print(Markdown(event.text))
 
     def _tool_call(self, event: ToolCallEvent, prefix: str) -> None:
         title = Text(f"{prefix}⏺ {event.name}", style="bold cyan")
-        body = Text(printable(summarize_input(event.name, event.input)), style="white")
+        body = Text(summarize_input(event.name, event.input), style="white")
         self.console.print(Panel(body, title=title, title_align="left", expand=False))
 
     def _tool_result(self, event: ToolResultEvent, prefix: str) -> None:
@@ -193,7 +192,7 @@ class RichRenderer:
         style = "red" if event.is_error else "dim"
         label = "✗" if event.is_error else "⎿"
         text = Text(f"{prefix}  {label} ", style=style)
-        text.append("\n     ".join(printable(_clip(line, 200)) for line in shown), style=style)
+        text.append("\n     ".join(_clip(line, 200) for line in shown), style=style)
         self.console.print(text)
 
     def _other(self, event: Event, prefix: str) -> None:
@@ -269,7 +268,32 @@ def retry_line(event: ModelRetryEvent) -> str:
     )
 
 
+def printable_event(event: Event) -> Event:
+    """``event`` with every string in it through :func:`printable` (newlines kept):
+    model text, tool input and output, questions, warnings and sub-agent tasks can
+    carry what a fetched page or a file told the model, and none of it may drive the
+    terminal. One pass here covers every kind of event the renderer shows."""
+    fields = type(event).model_fields
+    updates = {
+        name: _printable_value(value)
+        for name in fields
+        if isinstance(value := getattr(event, name), str | list | dict)
+    }
+    return event.model_copy(update=updates) if updates else event
+
+
+def _printable_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return printable(value, lines=True)
+    if isinstance(value, list):
+        return [_printable_value(v) for v in value]
+    if isinstance(value, dict):
+        return {printable(str(k)): _printable_value(v) for k, v in value.items()}
+    return value
+
+
 def questions_text(questions: list[dict[str, Any]]) -> Text:
+    questions = _printable_value(questions)
     text = Text()
     for i, q in enumerate(questions, start=1):
         if i > 1:
@@ -300,11 +324,11 @@ def approval_panel(request: ApprovalRequest) -> Panel:
         request.call.name, request.call.input, limit=300
     )
     body = Text()
-    body.append(request.call.name, style="bold cyan")
+    body.append(printable(request.call.name), style="bold cyan")
     if request.reason:
-        body.append(f"  ({request.reason})", style="dim")
+        body.append(f"  ({printable(request.reason)})", style="dim")
     body.append("\n")
-    body.append(str(preview))
+    body.append(printable(str(preview), lines=True))
     return Panel(body, title="Permission needed", title_align="left", border_style="yellow")
 
 
@@ -312,9 +336,9 @@ def approval_prompt(request: ApprovalRequest) -> str:
     preview = request.payload.get("preview") or summarize_input(
         request.call.name, request.call.input, limit=300
     )
-    reason = f" ({request.reason})" if request.reason else ""
+    reason = f" ({printable(request.reason)})" if request.reason else ""
     return (
-        f"Allow {request.call.name}{reason}?\n  {preview}\n"
+        f"Allow {printable(request.call.name)}{reason}?\n  {printable(str(preview))}\n"
         "[y] allow once  [a] allow always  [n] deny: "
     )
 

@@ -16,6 +16,7 @@ import typer
 from skilldeck.agent.store import STATUSES, SessionStore
 from skilldeck.cli.common import JsonOption, fail, print_json, stdout_console
 from skilldeck.cli.render import paused_help, summarize_input
+from skilldeck.cli.termtext import printable
 from skilldeck.llm.messages import AssistantMessage, ToolResultMessage, UserMessage
 from skilldeck.settings import load_settings
 
@@ -54,6 +55,7 @@ def list_sessions(
         print_json([r.to_dict() for r in records])
         return
     from rich.table import Table
+    from rich.text import Text
 
     console = stdout_console()
     if not records:
@@ -66,15 +68,10 @@ def list_sessions(
     table.add_column("MODEL", overflow="ellipsis", max_width=32)
     table.add_column("MSGS", justify="right")
     table.add_column("TASK", overflow="ellipsis", no_wrap=True, ratio=1)
-    for r in records:
-        table.add_row(
-            r.id,
-            r.status,
-            _when(r.updated),
-            _short(r.model, 32),
-            str(r.message_count),
-            _short(r.task.replace("\n", " "), 60),
-        )
+    for r in records:  # Text cells: a task is the user's words, never rich markup
+        cells = (r.id, r.status, _when(r.updated), _short(r.model, 32), str(r.message_count))
+        task = _short(printable(r.task), 60)
+        table.add_row(*(Text(printable(c)) for c in cells), Text(task))
     console.print(table)
 
 
@@ -150,7 +147,7 @@ def _render(
         ("created", _when(record.created)),
         ("updated", _when(record.updated)),
     ):
-        console.print(f"  {label:8} {value}")
+        console.print(printable(f"  {label:8} {value}"), markup=False, highlight=False)
     total = data["usage"]["total"]
     console.print(f"  {'tokens':8} {total['input_tokens']} in / {total['output_tokens']} out")
     console.print()
@@ -160,7 +157,8 @@ def _render(
         console.print(Text("Todos", style="bold"))
         marks = {"completed": "✔", "in_progress": "▶", "pending": "○"}
         for todo in data["todos"]:
-            console.print(f"  {marks.get(todo['status'], '?')} {todo['content']}")
+            line = printable(f"  {marks.get(todo['status'], '?')} {todo['content']}")
+            console.print(line, markup=False, highlight=False)
     if record.status == "paused":
         console.print(Text(paused_help(record.id, record.pending), style="yellow"))
 
@@ -171,13 +169,17 @@ def _render_message(console: Console, stored: StoredMessage) -> None:
     m = stored.message
     if isinstance(m, AssistantMessage):
         if m.text:
-            console.print(Text("assistant: ", style="bold green") + Text(m.text))
+            console.print(
+                Text("assistant: ", style="bold green") + Text(printable(m.text, lines=True))
+            )
         for c in m.tool_calls:
-            console.print(Text(f"  ⏺ {c.name}  {summarize_input(c.name, c.input)}", style="cyan"))
+            call = printable(f"  ⏺ {c.name}  {summarize_input(c.name, c.input)}")
+            console.print(Text(call, style="cyan"))
     elif isinstance(m, ToolResultMessage):
         lines = m.content.splitlines()[:_RESULT_LINES]
         style = "red" if m.is_error else "dim"
-        console.print(Text("    ⎿ " + "\n      ".join(_short(x, 160) for x in lines), style=style))
+        shown = "\n      ".join(printable(_short(x, 160)) for x in lines)
+        console.print(Text("    ⎿ " + shown, style=style))
         if stored.full_content is not None:
             console.print(
                 Text(
@@ -188,6 +190,6 @@ def _render_message(console: Console, stored: StoredMessage) -> None:
     elif isinstance(m, UserMessage):
         label = f"user ({m.meta})" if m.meta else "user"
         text = m.content if not m.meta else _short(m.content.replace("\n", " "), 100)
-        console.print(Text(f"{label}: ", style="bold blue") + Text(text))
+        console.print(Text(f"{label}: ", style="bold blue") + Text(printable(text, lines=True)))
     else:
-        console.print(Text(f"system: {_short(m.content.replace(chr(10), ' '), 100)}", style="dim"))
+        console.print(Text(f"system: {_short(printable(m.content), 100)}", style="dim"))

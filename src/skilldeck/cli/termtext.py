@@ -31,6 +31,7 @@ def printable(text: str, *, lines: bool = False) -> str:
     """``text`` with every character that could drive the terminal escaped; tabs and
     newlines are kept when ``lines`` (a body), else shown as spaces (a table cell,
     one line of a report)."""
+    text = text.replace("\r\n", "\n")  # a Windows line end is a line end; a lone CR is not
     if not lines:
         text = _BREAKS.sub(" ", text)
     return _UNSAFE.sub(_escape, text)

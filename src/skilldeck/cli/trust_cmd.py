@@ -16,6 +16,7 @@ import typer
 
 from skilldeck._trust_text import describe_workspace
 from skilldeck.cli.common import fail, print_json
+from skilldeck.cli.termtext import printable
 from skilldeck.config import skilldeck_home
 from skilldeck.errors import ConfigError
 from skilldeck.trust import (
@@ -75,7 +76,8 @@ def trust(
         )
         return
     # the bytes shown are the bytes whose digest was recorded
-    sys.stdout.write("\n".join(describe_workspace(after, home)) + "\n")
+    # (names and keys through printable: a line may not move the cursor over another)
+    sys.stdout.write("\n".join(printable(line) for line in describe_workspace(after, home)) + "\n")
     sys.stdout.write(
         f"Trusted {after.workspace}: its config and the skill and agent folders "
         f"above now take effect. If its config file changes, or a new such folder "

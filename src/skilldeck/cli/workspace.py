@@ -20,6 +20,7 @@ from skilldeck._trust_text import (
     untrusted_message,
 )
 from skilldeck.cli.common import check_roots, fail
+from skilldeck.cli.termtext import printable
 from skilldeck.config import Settings, load_settings, skilldeck_home
 from skilldeck.errors import ConfigError
 from skilldeck.skills.registry import SkillRegistry
@@ -65,8 +66,9 @@ def offer_trust(workspace: Path, *, skill_roots: bool = True) -> None:
     if never_trusted_implicitly(shown.workspace) or not ignored:
         return
     err = sys.stderr
-    err.write(f"{untrusted_message(shown, home, skill_roots=skill_roots)}.\n")
-    err.write("\n".join(describe_workspace(shown, home)) + "\n")
+    # folder names and config keys are the repository's: shown, never obeyed
+    err.write(printable(f"{untrusted_message(shown, home, skill_roots=skill_roots)}.") + "\n")
+    err.write("\n".join(printable(line) for line in describe_workspace(shown, home)) + "\n")
     err.write("Trust this folder? Its config and skills then take effect. [y/N] ")
     err.flush()
     answer = sys.stdin.readline().strip().lower()

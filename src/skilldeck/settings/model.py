@@ -38,8 +38,9 @@ __all__ = [
 
 class HintSettings(BaseModel):
     enabled: bool = True
-    k: int = Field(default=3, ge=1)
-    threshold: float = Field(default=0.35, ge=0, le=1)
+    #: 0 names no skill (as ``enabled = false``); a threshold above 1 is never reached
+    k: int = Field(default=3, ge=0)
+    threshold: float = Field(default=0.35, ge=0)
 
 
 class SkillSettings(BaseModel):

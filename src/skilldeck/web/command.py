@@ -20,7 +20,7 @@ import anyio
 import typer
 import uvicorn
 
-from skilldeck.cli.common import fail
+from skilldeck.cli.common import fail, named_path
 from skilldeck.errors import ModelConfigError
 from skilldeck.llm.factory import parse_model_spec
 from skilldeck.web.app import create_app
@@ -48,7 +48,8 @@ def web(
         typer.Option("--model", "-m", help="provider:model for new sessions (default: config)."),
     ] = None,
     cwd: Annotated[
-        Path | None, typer.Option("--cwd", help="Working directory of new sessions.")
+        Path | None,
+        typer.Option("--cwd", parser=named_path, help="Working directory of new sessions."),
     ] = None,
     permission_mode: Annotated[
         str | None,
@@ -69,7 +70,7 @@ def web(
         fail(
             f"Unknown --permission-mode {permission_mode!r}: use one of {', '.join(MODES)}.", code=2
         )
-    if model is not None:
+    if model:  # (an empty --model is the configured one, as for `run`)
         try:  # a misspelt provider must stop here, not in every new session's first turn
             parse_model_spec(model)
         except ModelConfigError as e:

@@ -4,7 +4,16 @@ cli/termtext.printable): a fetched page can put escape sequences in both."""
 from __future__ import annotations
 
 from render_fixtures import shown
-from skilldeck.agent.events import TextDeltaEvent, TextEvent, ToolCallEvent, ToolResultEvent
+from skilldeck.agent.events import (
+    AskUserEvent,
+    PermissionRequestEvent,
+    SubagentStartEvent,
+    TextDeltaEvent,
+    TextEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    WarningEvent,
+)
 
 HOSTILE = "done \x1b]52;c;ZXZpbA==\x07 \x1b[2J \u202etxt.exe"
 
@@ -23,3 +32,21 @@ def test_tool_calls_and_results_are_printed_with_visible_escapes() -> None:
     )
     assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
     assert text.count("\\x1b[2J") == 2 and "line 2" in text
+
+
+def test_every_event_kind_is_printed_with_visible_escapes() -> None:
+    question = {"question": HOSTILE, "options": [{"label": HOSTILE, "description": HOSTILE}]}
+    text = shown(
+        AskUserEvent(questions=[question]),
+        SubagentStartEvent(subagent_type="explore", description=HOSTILE),
+        WarningEvent(message=HOSTILE),
+        PermissionRequestEvent(tool="Bash", input={}, reason=HOSTILE),
+        ToolCallEvent(id="2", name="Bash\x1b[8m", input={}),
+    )
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert text.count("\\x1b[2J") >= 5
+
+
+def test_crlf_model_text_keeps_its_lines() -> None:
+    text = shown(TextDeltaEvent(text="one\r\ntwo\r\n"))
+    assert "one\ntwo" in text and "\\x0d" not in text

@@ -17,7 +17,8 @@ def test_escapes_controls_and_bidi_overrides_visibly() -> None:
 
 def test_newlines_are_spaces_in_a_cell_and_kept_in_a_body() -> None:
     assert printable("two\nlines\tand tab") == "two lines and tab"
-    assert printable("two\nlines\r\n", lines=True) == "two\nlines\\x0d\n"
+    assert printable("two\r\nlines\r\n", lines=True) == "two\nlines\n"
+    assert printable("shown\rhidden", lines=True) == "shown\\x0dhidden"  # CR would overwrite
 
 
 def test_ordinary_unicode_and_emoji_joiners_are_kept() -> None:

@@ -48,7 +48,7 @@ def permission_policy(
             read_only_tools=read_only_tools,
         )
     except ValueError as e:
-        raise ConfigError(f"Invalid permission rule: {e}{_where_set(settings)}") from e
+        raise ConfigError(f"Invalid permission rule: {e}{_where_set(settings, options)}") from e
 
 
 def config_rules(settings: Settings, key: str) -> list[str]:
@@ -61,20 +61,28 @@ def config_rules(settings: Settings, key: str) -> list[str]:
     return list(dict.fromkeys(rules))
 
 
-def _where_set(settings: Settings) -> str:
-    """`` Fix it in FILE.`` for the first config source holding a rule that does not
-    parse ('' when the bad rule is the caller's): the merged lists lose the origin."""
+def _where_set(settings: Settings, options: PermissionOptions) -> str:
+    """`` (permissions.KEY) Fix it in FILE.`` for the first rule that does not parse,
+    in the order they are read, when a config source set it ('' when the caller
+    did): the merged lists lose where each rule came from."""
+    for key in ("allow", "ask", "deny"):
+        for rule in [*config_rules(settings, key), *getattr(options, key)]:
+            try:
+                ToolRule.parse(str(rule))
+            except ValueError:
+                where = _origin_of(settings, key, str(rule))
+                return f" (permissions.{key}) Fix it in {where}." if where else ""
+    return ""
+
+
+def _origin_of(settings: Settings, key: str, rule: str) -> str | None:
+    """The file or variable whose ``permissions.<key>`` holds ``rule``, or None."""
     for layer in settings.layers.layers:
         section = layer.data.get("permissions")
-        for key in ("allow", "ask", "deny"):
-            found = section.get(key) if isinstance(section, dict) else None
-            for rule in found if isinstance(found, list) else ():
-                try:
-                    ToolRule.parse(str(rule))
-                except ValueError:
-                    where = error_origin(("permissions", key), (layer,)) or layer.where
-                    return f" (permissions.{key}) Fix it in {where}."
-    return ""
+        found = section.get(key) if isinstance(section, dict) else None
+        if isinstance(found, list) and rule in (str(r) for r in found):
+            return error_origin(("permissions", key), (layer,)) or layer.where
+    return None
 
 
 def _as_mode(mode: str) -> Mode:

@@ -184,7 +184,7 @@ def _max_turns(value: object, path: Path, line: int | None) -> int | None:
         return None
     if isinstance(value, int | str) and not isinstance(value, bool):
         text = str(value).strip()
-        if text.isdecimal() and int(text) >= 1:
+        if text.isascii() and text.isdigit() and len(text) <= 9 and int(text) >= 1:
             return int(text)
     raise SkillParseError(
         f"max-turns {value!r} is not a whole number of turns of at least 1",

@@ -18,6 +18,7 @@ from skilldeck.agent.builder import SkillPreload, build_agent
 from skilldeck.agent.store import SessionStore, build_agent_for_session, session_settings
 from skilldeck.cli.common import check_roots, fail
 from skilldeck.cli.run.options import permission_flags, workdir_option
+from skilldeck.cli.termtext import printable
 from skilldeck.cli.workspace import offer_trust, settings_for_roots
 from skilldeck.errors import ConfigError, PolicyError, SessionError
 from skilldeck.settings import skilldeck_home
@@ -47,7 +48,7 @@ class AgentRequest:
         stderr."""
 
         def notice(message: str) -> None:
-            sys.stderr.write(f"warning: {message}\n")
+            sys.stderr.write(f"warning: {printable(message, lines=True)}\n")
 
         with policy_errors():
             agent = build_agent(
@@ -60,7 +61,7 @@ class AgentRequest:
             )
         if agent.composed is not None:
             for warning in agent.composed.warnings:
-                sys.stderr.write(f"warning: {warning.code} {warning.message}\n")
+                sys.stderr.write(f"warning: {warning.code} {printable(warning.message)}\n")
         return agent
 
 
@@ -178,7 +179,7 @@ def policy_errors() -> Iterator[None]:
     except PolicyError as e:
         sys.stderr.write("error: the skill set is invalid:\n")
         for d in e.diagnostics:
-            sys.stderr.write(f"  {d.code} {d.rule}: {d.message}\n")
+            sys.stderr.write(f"  {d.code} {d.rule}: {printable(d.message)}\n")
         if not e.diagnostics:
-            sys.stderr.write(f"  {e}\n")
+            sys.stderr.write(f"  {printable(str(e))}\n")
         raise typer.Exit(1) from None

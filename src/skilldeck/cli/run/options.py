@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from skilldeck.agent.permissions.permissions import MODES
-from skilldeck.cli.common import fail
+from skilldeck.cli.common import fail, named_path
 from skilldeck.skills.rules import parse_rules
 
 ModelOption = Annotated[
@@ -26,7 +26,8 @@ SkillOption = Annotated[
     typer.Option("--skill", "-s", help="Preload this skill's instructions (repeatable)."),
 ]
 CwdOption = Annotated[
-    Path | None, typer.Option("--cwd", help="Working directory of the run (default: here).")
+    Path | None,
+    typer.Option("--cwd", parser=named_path, help="Working directory of the run (default: here)."),
 ]
 MaxTurnsOption = Annotated[
     int | None, typer.Option("--max-turns", min=1, help="Stop after this many model turns.")

@@ -29,6 +29,7 @@ from skilldeck.cli.render import (
     paused_help,
     retry_line,
 )
+from skilldeck.cli.termtext import printable
 from skilldeck.errors import SkilldeckError
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ def finish(done: DoneEvent, store: SessionStore, *, json_: bool) -> None:
         help_text = paused_help(done.session_id, store.get(done.session_id).pending)
         sys.stderr.write(help_text + "\n")
     elif done.status == "error" and not json_:
-        sys.stderr.write(f"error: {done.reason}\n")
+        sys.stderr.write(f"error: {printable(str(done.reason), lines=True)}\n")
     code = exit_code(done.status)
     if code:
         raise typer.Exit(code)

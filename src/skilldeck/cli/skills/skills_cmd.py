@@ -22,6 +22,7 @@ from skilldeck.cli.common import (
     JsonOption,
     NoDefaultsOption,
     RootOption,
+    labelled,
     named_path,
     stderr_console,
     stdout_console,
@@ -197,7 +198,7 @@ def _print_scan_problems(diagnostics: list[Diagnostic], *, plain: bool = False) 
     elif diagnostics:
         err = stderr_console()
         for d in diagnostics:
-            err.print(f"[yellow]warning[/yellow] {d.path}: {d.code} {d.message}", highlight=False)
+            err.print(labelled("warning", f" {d.path}: {d.code} {d.message}"), highlight=False)
 
 
 def _clip(text: str, limit: int) -> str:

@@ -18,7 +18,14 @@ from typing import Annotated
 
 import typer
 
-from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption, fail, print_json
+from skilldeck.cli.common import (
+    JsonOption,
+    NoDefaultsOption,
+    RootOption,
+    fail,
+    named_path,
+    print_json,
+)
 from skilldeck.cli.workspace import discover_registry
 from skilldeck.errors import EnvironmentBuildError
 from skilldeck.skills.execution import Environments, SkillEnvironment, read_requirements
@@ -58,7 +65,11 @@ def deps(
     ] = False,
     find_links: Annotated[
         list[Path] | None,
-        typer.Option("--find-links", help="A folder of wheels to install from (repeatable)."),
+        typer.Option(
+            "--find-links",
+            parser=named_path,
+            help="A folder of wheels to install from (repeatable).",
+        ),
     ] = None,
     root: RootOption = None,
     no_defaults: NoDefaultsOption = False,

@@ -36,7 +36,14 @@ from typing import Annotated
 import anyio
 import typer
 
-from skilldeck.cli.common import JsonOption, NoDefaultsOption, RootOption, fail, print_json
+from skilldeck.cli.common import (
+    JsonOption,
+    NoDefaultsOption,
+    RootOption,
+    fail,
+    named_path,
+    print_json,
+)
 from skilldeck.cli.skills.skills_eval_catalog import (
     EvalCatalog,
     NotRun,
@@ -103,7 +110,10 @@ def eval_(
         ),
     ] = None,
     coexist: Annotated[
-        Path | None, typer.Option("--coexist", help="A new skill folder to check against these.")
+        Path | None,
+        typer.Option(
+            "--coexist", parser=named_path, help="A new skill folder to check against these."
+        ),
     ] = None,
     base_url: Annotated[
         str | None, typer.Option("--base-url", help="Server URL for openai-compat/ollama models.")

@@ -30,6 +30,7 @@ from skilldeck.cli.common import (
     print_json,
 )
 from skilldeck.cli.skills.skills_show_cmd import invalid_lines
+from skilldeck.cli.termtext import printable
 from skilldeck.cli.workspace import discover_registry
 from skilldeck.llm.client import ModelLLMClient
 from skilldeck.llm.factory import make_model
@@ -82,7 +83,7 @@ def run(
     broken = [i for i in registry.invalid if i.name == name]
     if broken and name not in registry:  # not "no skill named X. Did you mean: X?"
         lines = invalid_lines(name, broken, action="run")
-        typer.echo("error: " + "\n".join(lines), err=True)
+        typer.echo("error: " + printable("\n".join(lines), lines=True), err=True)
         raise typer.Exit(1)
     skill = registry.get(name)
     reason = registry.why_unavailable(skill)  # machine-level: no agent, no tool set

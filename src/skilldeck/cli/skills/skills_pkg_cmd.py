@@ -19,16 +19,19 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.text import Text
 
 from skilldeck.cli.common import (
     JsonOption,
     fail,
+    labelled,
     named_path,
     print_json,
     stderr_console,
     stdout_console,
 )
+from skilldeck.cli.termtext import printable
 from skilldeck.cli.workspace import settings_from_cli
 from skilldeck.errors import SkillChoiceError
 from skilldeck.skills.format import load_skill
@@ -74,7 +77,8 @@ def pack_cmd(
         ),
     ] = None,
     sign: Annotated[
-        Path | None, typer.Option("--sign", help="ed25519 private key to sign with.")
+        Path | None,
+        typer.Option("--sign", parser=named_path, help="ed25519 private key to sign with."),
     ] = None,
     encrypt_to: Annotated[
         list[str] | None,
@@ -101,13 +105,13 @@ def pack_cmd(
     how = "signed, encrypted" if encrypt_to else "signed"
     console.print(f"Packed {path}" + (f" ({how})" if sign else ""), highlight=False)
     if encrypt_to and path.suffix.lower() not in (SUFFIX, ".age"):
-        console.print(
-            f"  [yellow]warning[/]: {path.name} is encrypted; name it {path.stem}{SUFFIX} "
-            "so people know they need --identity (install opens it either way).",
-            highlight=False,
+        rest = (
+            f": {path.name} is encrypted; name it {path.stem}{SUFFIX} "
+            "so people know they need --identity (install opens it either way)."
         )
+        console.print(Text("  ") + labelled("warning", rest), highlight=False)
     for warning in warnings:
-        console.print(f"  [yellow]warning[/]: {warning}", highlight=False)
+        console.print(Text("  ") + labelled("warning", f": {warning}"), highlight=False)
 
 
 def _pack_encrypted(
@@ -225,7 +229,7 @@ def install_cmd(
             _print_installed(result)
     note = workspace_note(settings) if scope is ScopeChoice.workspace and results else None
     if note:
-        stderr_console().print(f"[yellow]note[/]: {note}", highlight=False, soft_wrap=True)
+        stderr_console().print(labelled("note", f": {note}"), highlight=False, soft_wrap=True)
 
 
 @contextlib.contextmanager
@@ -246,8 +250,9 @@ def _print_installed(result: InstalledSkill) -> None:
     # the count before the path, and no wrapping by rich: a long path wraps where the
     # terminal ends it instead of splitting "(1 file)" over two lines
     console.print(
-        f"Installed {result.name}{version} ({file_count(result.files)}) → {result.path}",
+        printable(f"Installed {result.name}{version} ({file_count(result.files)}) → {result.path}"),
         highlight=False,
+        markup=False,
         soft_wrap=True,
     )
     if result.signed_by:
@@ -255,9 +260,10 @@ def _print_installed(result: InstalledSkill) -> None:
     elif result.claimed_signer:
         console.print(f"  signed by key {result.claimed_signer} — NOT verified (use --verify)")
     if result.backup:
-        console.print(f"  previous copy kept at {result.backup}", highlight=False)
+        kept = printable(f"  previous copy kept at {result.backup}")
+        console.print(kept, highlight=False, markup=False)
     for warning in result.warnings:
-        console.print(f"  [yellow]warning[/]: {warning}", highlight=False)
+        console.print(Text("  ") + labelled("warning", f": {warning}"), highlight=False)
 
 
 def file_count(count: int) -> str:
@@ -323,7 +329,7 @@ def _print_verified(checked: list[tuple[Scope, LockEntry]], problems: list[Verif
         found = by_skill.pop((s, entry.name), [])
         gone = any(p.kind == "missing-skill" for p in found)
         mark = "[red]MISSING[/]" if gone else "[red]CHANGED[/]" if found else "[green]ok[/]"
-        console.print(f"{mark} {entry.name} ({s})", highlight=False)
+        console.print(f"{mark} " + escape(printable(f"{entry.name} ({s})")), highlight=False)
         for p in found:  # right under their skill's line
             print_detail(console, p.message)
         if gone:

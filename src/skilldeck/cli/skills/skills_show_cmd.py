@@ -151,10 +151,12 @@ def _show_invalid(broken: list[InvalidSkill], *, json_: bool) -> None:
     else:
         err = stderr_console()
         for b in broken:
-            err.print(f"{b.name} does not load ({b.skill_md}):", highlight=False)
+            head = printable(f"{b.name} does not load ({b.skill_md}):")
+            err.print(head, highlight=False, markup=False)
             for d in b.diagnostics:
                 line = f":{d.line}" if d.line else ""
-                err.print(f"  {b.skill_md}{line}: {d.code} {d.message}", highlight=False)
+                shown = printable(f"  {b.skill_md}{line}: {d.code} {d.message}")
+                err.print(shown, highlight=False, markup=False)
     raise typer.Exit(1)
 
 
@@ -182,8 +184,8 @@ def prompt(
     registry = discover_registry(root, no_defaults)
     limit = budget if budget is not None else registry.settings.skills.prompt_budget
     block = render_available_skills(registry.usable(), budget=limit)
-    if block:
-        typer.echo(block)
+    if block:  # exactly the model's bytes into a pipe; harmless ones on a terminal
+        typer.echo(printable(block, lines=True) if sys.stdout.isatty() else block)
         return
     # nothing for the model to see (an agent leaves the block out): say why, not ""
     every = registry.list(include_disabled=True)

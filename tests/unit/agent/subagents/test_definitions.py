@@ -74,3 +74,17 @@ def test_max_turns_must_be_a_count_of_at_least_one(tmp_path: Path) -> None:
         with pytest.raises(SkillParseError) as caught:
             load_definition(path, source="user")
         assert caught.value.code == "SD403" and caught.value.line == 4, value
+
+
+def test_max_turns_in_other_digits_or_too_long_is_sd403(tmp_path: Path) -> None:
+    from skilldeck.agent.subagents.definitions import load_definition
+    from skilldeck.errors import SkillParseError
+
+    for value in ("٣", "'" + "9" * 5000 + "'", "9" * 5000):
+        path = tmp_path / "odd.md"
+        path.write_text(
+            f"---\nname: odd\ndescription: d\nmax-turns: {value}\n---\nBody\n", encoding="utf-8"
+        )
+        with pytest.raises(SkillParseError) as caught:
+            load_definition(path, source="user")
+        assert caught.value.code == "SD403"

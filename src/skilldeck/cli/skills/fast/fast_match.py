@@ -157,7 +157,7 @@ def write_matches(rows: list[Row], descriptions: list[str], query: str, *, json_
         short = description if len(description) <= 70 else description[:69] + "…"
         reason = row.get("unavailable")
         if reason is not None:  # said in full: it is why an agent here skips the skill
-            short = f"(unavailable: {reason}) {short}"
+            short = f"(unavailable: {printable(str(reason))}) {short}"
         # Text cells: a description is the skill author's, never rich markup ("[link=…]")
         cells = [str(i), printable(str(row["name"])), f"{row['score']:.2f}", short]
         cells += [printable(_home(Path(str(row["path"]))))] if wide else []

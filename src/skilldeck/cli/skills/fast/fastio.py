@@ -54,7 +54,7 @@ def guarded(run: Callable[[], int]) -> int:
 
 def fail_line(message: str, *, code: int) -> int:
     """As :func:`skilldeck.cli.common.fail`, returning the exit code."""
-    sys.stderr.write(f"error: {message}\n")
+    sys.stderr.write(f"error: {printable(message, lines=True)}\n")
     return code
 
 

@@ -66,7 +66,7 @@ def _parse(args: list[str]) -> tuple[list[Path], bool, bool] | None:
                 return None  # let click report (or interpret) it
             roots.append(Path(args[i + 1]))
             i += 1
-        elif arg.startswith("--root=") and len(arg) > len("--root="):
+        elif arg.startswith("--root=") and arg[len("--root=") :].strip():
             roots.append(Path(arg[len("--root=") :]))
         else:
             return None
