@@ -225,31 +225,44 @@ def assess_workspace(workspace: Path, home: Path, *, trust: bool | None = None) 
 # ---- the store ------------------------------------------------------------------
 
 
-def _load_store(home: Path) -> dict[str, dict[str, Any]]:
-    """Trusted folders by real path. A store that is missing, not a regular file of
-    this user, writable by others, too large or not the expected JSON trusts nothing."""
+def _load_store(home: Path, *, strict: bool = False) -> dict[str, dict[str, Any]]:
+    """Trusted folders by real path. A store that is missing trusts nothing; one that
+    is not a regular file of this user, writable by others, too large or not the
+    expected JSON trusts nothing too — and, ``strict`` (before a write or a listing),
+    is a ConfigError: read as empty, the next write would drop every folder in it."""
     path = store_path(home)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
-    except OSError:
+    except FileNotFoundError:
         return {}
+    except OSError as e:
+        return _unusable(path, e.strerror or str(e), strict)
     with os.fdopen(fd, "rb") as fh:
         info = os.fstat(fd)
-        if (
-            not stat.S_ISREG(info.st_mode)
-            or info.st_uid != os.getuid()
-            or info.st_mode & 0o022
-            or info.st_size > _MAX_BYTES
-        ):
-            return {}
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
+            return _unusable(path, "not a regular file of yours", strict)
+        if info.st_mode & 0o022:
+            return _unusable(path, "writable by others (chmod 600 it if you wrote it)", strict)
+        if info.st_size > _MAX_BYTES:
+            return _unusable(path, f"larger than {_MAX_BYTES} bytes", strict)
         raw = fh.read(_MAX_BYTES)
     try:
         folders = json.loads(raw.decode("utf-8")).get("folders")
     except (ValueError, UnicodeDecodeError, AttributeError):
-        return {}
+        return _unusable(path, "not the JSON skilldeck writes", strict)
     if not isinstance(folders, dict):
-        return {}
+        return _unusable(path, 'no "folders" table', strict)
     return {str(k): v for k, v in folders.items() if isinstance(v, dict)}
+
+
+def _unusable(path: Path, why: str, strict: bool) -> dict[str, dict[str, Any]]:
+    if strict:
+        raise ConfigError(
+            f"The trust store {path} cannot be used: {why}. Move it aside (its folders "
+            "must then be trusted again with `skilldeck trust FOLDER`) or restore it.",
+            path=path,
+        )
+    return {}
 
 
 def _save_store(home: Path, folders: dict[str, dict[str, Any]]) -> None:
@@ -285,7 +298,7 @@ def trust_folder(workspace: Path, home: Path, *, expect: Assessment | None = Non
     _check_unchanged(real, expect, _digest(data), present)
     import datetime as dt
 
-    folders = _load_store(home)
+    folders = _load_store(home, strict=True)
     folders[str(real)] = {
         "config_sha256": _digest(data),
         "roots": list(present),
@@ -324,7 +337,7 @@ def accept_created_root(workspace: Path, home: Path, root: str) -> bool:
     that could write the store anyway. Re-reads the store; changes nothing unless the
     folder is stored with its config unchanged. True when ``root`` is now accepted."""
     real = os.path.realpath(workspace)
-    folders = _load_store(home)
+    folders = _load_store(home, strict=True)
     record = folders.get(real)
     data, problem = read_config(Path(real), home)
     if root not in CONTROL_ROOTS or record is None or problem:
@@ -340,7 +353,7 @@ def accept_created_root(workspace: Path, home: Path, root: str) -> bool:
 
 def revoke_folder(workspace: Path, home: Path) -> bool:
     """Forget ``workspace``; False when it was not trusted."""
-    folders = _load_store(home)
+    folders = _load_store(home, strict=True)
     key = os.path.realpath(workspace)
     if key not in folders:
         return False
@@ -353,7 +366,7 @@ def list_trusted(home: Path) -> list[tuple[Path, str, TrustState | None]]:
     """``(folder, trusted_at, state now)`` for every stored folder (state None: the
     folder is gone)."""
     found: list[tuple[Path, str, TrustState | None]] = []
-    for key, record in sorted(_load_store(home).items()):
+    for key, record in sorted(_load_store(home, strict=True).items()):
         folder, state = Path(key), None
         if folder.is_dir():
             data, problem = read_config(folder, home)

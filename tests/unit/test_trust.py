@@ -182,3 +182,24 @@ def test_fast_path_follows_the_same_trust(ws: Path, skilldeck_home: Path) -> Non
     light = load_light_settings()
     assert light is not None and light.skills.dirs == [Path("/elsewhere")]
     assert light.full().workspace_trusted
+
+
+def test_a_damaged_store_trusts_nothing_and_is_never_overwritten(
+    ws: Path, skilldeck_home: Path, tmp_path: Path
+) -> None:
+    write_config(ws, "[skills]\nstrict = true\n")
+    trust_folder(ws, skilldeck_home)
+    store = store_path(skilldeck_home)
+    other = tmp_path / "other"
+    other.mkdir()
+    for damage in ("{broken", '{"folders": [1]}', "[]"):
+        store.write_text(damage, encoding="utf-8")
+        assert assess_workspace(ws, skilldeck_home).state is TrustState.UNTRUSTED
+        for write in (
+            lambda: trust_folder(other, skilldeck_home),
+            lambda: revoke_folder(ws, skilldeck_home),
+            lambda: list_trusted(skilldeck_home),
+        ):
+            with pytest.raises(ConfigError, match=r"trust store .* cannot be used"):
+                write()
+        assert store.read_text(encoding="utf-8") == damage

@@ -17,9 +17,15 @@ from typing import Annotated
 import typer
 
 from skilldeck.cli.common import JsonOption, fail, print_json, stdout_console
+from skilldeck.cli.termtext import printable
 from skilldeck.cli.workspace import discover_registry
 from skilldeck.settings.layers import skilldeck_home
-from skilldeck.skills.execution import SecretStore, check_secret_name, declared_credentials
+from skilldeck.skills.execution import (
+    SecretStore,
+    check_secret_name,
+    check_skill_name,
+    declared_credentials,
+)
 
 NameArg = Annotated[str, typer.Argument(help="The credential's name, e.g. GITHUB_TOKEN.")]
 SkillOption = Annotated[
@@ -80,6 +86,7 @@ def _check_skill(name: str, skill: str) -> None:
 def set_secret(name: NameArg, skill: SkillOption = None) -> None:
     """Store a credential's value (hidden prompt or stdin, never argv)."""
     check_secret_name(name)
+    check_skill_name(skill)  # before the prompt, and before any "no skill named" note
     value = _read_value(name)
     if not value:
         fail(f"No value given for {name}: type it at the prompt or pipe it on stdin.")
@@ -101,13 +108,15 @@ def list_secrets(json_: JsonOption = False) -> None:
         print("No secrets stored. Add one with `skilldeck secrets set NAME`.")
         return
     from rich.table import Table  # lazy: only the human listing needs rich
+    from rich.text import Text
 
     table = Table(box=None, header_style="bold")
     table.add_column("NAME", no_wrap=True)
     table.add_column("SKILL", overflow="ellipsis", max_width=32)
     table.add_column("STORED IN", no_wrap=True)
-    for entry in entries:
-        table.add_row(entry.name, entry.skill or "(all)", entry.backend)
+    for entry in entries:  # Text cells: an old index may hold any name
+        cells = (entry.name, entry.skill or "(all)", entry.backend)
+        table.add_row(*(Text(printable(c)) for c in cells))
     stdout_console().print(table)
 
 

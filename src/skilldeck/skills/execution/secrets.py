@@ -42,6 +42,7 @@ __all__ = [
     "SecretEntry",
     "SecretStore",
     "check_secret_name",
+    "check_skill_name",
     "redact",
     "redact_data",
     "remember",
@@ -52,6 +53,8 @@ KEYRING_SERVICE = "skilldeck"
 #: shortest value that is accepted, and so redacted
 MIN_REDACTED = 6
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}\Z")
+#: what a skill's name can be (lenient discovery allows more than the spec's a-z0-9-)
+_SKILL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 
 
 def check_secret_name(name: str) -> str:
@@ -62,6 +65,18 @@ def check_secret_name(name: str) -> str:
             "starting with a digit (an environment variable's name, e.g. GITHUB_TOKEN)."
         )
     return name
+
+
+def check_skill_name(skill: str | None) -> str | None:
+    """``skill`` when it names a skill (or is None: every skill), else a SecretsError.
+    An empty name must not fall through to the global value: ``--skill "$SKILL"`` with
+    ``SKILL`` unset would overwrite or delete the credential every skill shares."""
+    if skill is not None and (not _SKILL.match(skill) or ".." in skill):
+        raise SecretsError(
+            f"{skill!r} is not a skill name: use the name `skilldeck skills list` shows "
+            "(letters, digits, `-`, `_`, `.`), or leave --skill out for every skill."
+        )
+    return skill
 
 
 @dataclass(frozen=True)
@@ -131,7 +146,12 @@ class SecretStore:
             raise SecretsError(
                 f"Cannot read {path}: {e}. Fix or remove the file; its secrets must be set again."
             ) from e
-        return data if isinstance(data, dict) else {}
+        if not isinstance(data, dict):  # read as empty, the next write would drop every entry
+            raise SecretsError(
+                f"Cannot read {path}: it holds a JSON {type(data).__name__}, not an object. "
+                "Fix or remove the file; its secrets must be set again."
+            )
+        return data
 
     def _write_json(self, name: str, data: Mapping[str, Any]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -143,6 +163,7 @@ class SecretStore:
     def set(self, name: str, value: str, *, skill: str | None = None) -> SecretEntry:
         """Store ``value`` for ``name`` (for ``skill`` only, when given)."""
         check_secret_name(name)
+        check_skill_name(skill)
         if len(value) < MIN_REDACTED or "\n" in value.strip("\n"):
             raise SecretsError(
                 f"The value of {name} must be one line of at least {MIN_REDACTED} "
@@ -191,7 +212,7 @@ class SecretStore:
 
     def remove(self, name: str, *, skill: str | None = None) -> bool:
         """Forget ``name`` (for ``skill``, when given); False when it was not stored."""
-        key = _key(name, skill)
+        key = _key(name, check_skill_name(skill))
         index = self._read_json("index.json")
         entry = index.pop(key, None)
         if not isinstance(entry, dict):

@@ -106,3 +106,27 @@ def test_redact_replaces_remembered_values_longest_first() -> None:
     data = {"out": ["abc123xyz", ("abc123xyz",)], "n": 1}
     assert redact_data(data) == {"out": ["[secret SHORT_TOKEN]", ("[secret SHORT_TOKEN]",)], "n": 1}
     assert redact("nothing here") == "nothing here"
+
+
+def test_an_empty_or_odd_skill_name_never_reaches_the_global_value(tmp_path: Path) -> None:
+    store = SecretStore(tmp_path, use_keyring=False)
+    store.set("GTOKEN", "globalvalue1")
+    for skill in ("", " ", "../evil", "a\nb", "a/b"):
+        with pytest.raises(SecretsError, match="is not a skill name"):
+            store.set("GTOKEN", "othervalue22", skill=skill)
+        with pytest.raises(SecretsError, match="is not a skill name"):
+            store.remove("GTOKEN", skill=skill)
+    assert store.get("GTOKEN") == "globalvalue1"
+    store.set("GTOKEN", "perskill1234", skill="my-skill_2.0")
+    assert store.get("GTOKEN", skill="my-skill_2.0") == "perskill1234"
+
+
+def test_an_index_that_is_not_an_object_is_an_error_not_an_empty_store(tmp_path: Path) -> None:
+    store = SecretStore(tmp_path, use_keyring=False)
+    store.set("GTOKEN", "globalvalue1")
+    (tmp_path / "secrets" / "index.json").write_text("[1]", encoding="utf-8")
+    with pytest.raises(SecretsError, match="holds a JSON list"):
+        store.entries()
+    with pytest.raises(SecretsError):
+        store.set("OTHER", "othervalue22")  # would have rewritten the index with one name
+    assert json.loads((tmp_path / "secrets" / "index.json").read_text()) == [1]
