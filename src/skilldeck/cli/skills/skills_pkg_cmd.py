@@ -37,6 +37,7 @@ from skilldeck.errors import SkillChoiceError
 from skilldeck.skills.format import load_skill
 from skilldeck.skills.model.diagnostics import warnings_of
 from skilldeck.skills.packaging import installed, pack, uninstall, verify
+from skilldeck.skills.packaging.package import check_output
 from skilldeck.skills.packaging.placement import workspace_note
 from skilldeck.skills.packaging.signing import key_id, keygen, load_public_key
 from skilldeck.skills.packaging.skillpack import SUFFIX, age_keygen, encrypt_skill
@@ -124,7 +125,9 @@ def _pack_encrypted(
         inner = pack(folder, output=Path(tmp), sign_key=sign)
         name = inner.stem + SUFFIX
         dest = Path.cwd() / name if output is None else output
-        return encrypt_skill(inner, recipients, dest / name if dest.is_dir() else dest)
+        dest = dest / name if dest.is_dir() else dest
+        check_output(dest, folder, sign)
+        return encrypt_skill(inner, recipients, dest)
 
 
 def _output_target(output: str | None) -> Path | None:

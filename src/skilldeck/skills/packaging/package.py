@@ -60,7 +60,7 @@ from skilldeck.skills.packaging.lockfile import (
 )
 from skilldeck.skills.packaging.placement import (
     commit_and_record,
-    prepare_root,
+    prepared_root,
     safe_name,
     uninstall,
 )
@@ -72,6 +72,7 @@ from skilldeck.skills.packaging.signing import (
     sign,
     signer_of,
 )
+from skilldeck.skills.packaging.sourcelabel import source_label, validated
 from skilldeck.skills.packaging.unpack import (
     MAX_BYTES,
     MAX_FILES,
@@ -85,6 +86,7 @@ __all__ = [
     "MAX_FILES",
     "InstalledSkill",
     "VerifyProblem",
+    "check_output",
     "install",
     "installed",
     "keygen",
@@ -124,10 +126,10 @@ def pack(
     skill = _load_valid(folder)
     key = load_private_key(sign_key) if sign_key else None
     dest = _output_path(output, safe_name(skill.name))
+    check_output(dest, folder, sign_key)
     skipped: list[str] = []
     files = collect_files(folder, max_files=MAX_FILES, max_bytes=MAX_BYTES, skipped=skipped)
     _report_skipped(skipped, warnings)
-    files.pop(_relative_inside(dest, folder) or "", None)  # never pack the package itself
     buf = io.BytesIO()
     hashes: dict[str, str] = {}
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -169,6 +171,29 @@ def _output_path(output: Path | None, name: str) -> Path:
         return Path.cwd() / f"{name}.skill"
     output = Path(output)
     return output / f"{name}.skill" if output.is_dir() else output
+
+
+#: the starts of a file ``pack`` may replace: a zip (.skill), an age file (.skillpack)
+_PACKAGE_MAGIC = (b"PK\x03\x04", b"age-encryption.org/", b"-----BEGIN AGE ENCRYPTED FILE")
+
+
+def check_output(dest: Path, folder: Path, sign_key: Path | None = None) -> None:
+    """Refuse a package path that would destroy something: a file in the skill folder
+    (``-o SKILL.md``), the signing key, a file that is no earlier package (notes.md)."""
+    if _relative_inside(dest, folder) is not None:
+        raise PackageError(
+            f"{dest} is inside the skill folder {folder}; write the package elsewhere "
+            "(the default is the current folder)."
+        )
+    if sign_key is not None and dest.exists() and dest.resolve() == Path(sign_key).resolve():
+        raise PackageError(f"{dest} is the signing key; write the package elsewhere.")
+    if dest.is_file():
+        with dest.open("rb") as fh:
+            if not fh.read(32).startswith(_PACKAGE_MAGIC):
+                raise PackageError(
+                    f"{dest} exists and is not a skill package; remove it or choose "
+                    "another -o (only an earlier .skill or .skillpack is replaced)."
+                )
 
 
 def _relative_inside(path: Path, folder: Path) -> str | None:
@@ -242,28 +267,8 @@ def install(
     options = InstallOptions(scope, verify_key, force, identity, allow_risk, origin)
     source = Path(source)
     public = load_public_key(verify_key) if verify_key else None
-    root = prepare_root(settings, scope)
-    staging = Path(tempfile.mkdtemp(prefix=".install-", dir=root.parent))
-    try:
-        staged = _stage(_opened(source, options, staging), staging)
-        signed_by = _check_package(staged, public)
-        ready = StagedSkill(
-            staged.folder,
-            staged.files,
-            _load_valid(staged.folder),
-            staged.manifest,
-            staged.signature,
-            signed_by,
-            [*staged.skipped],
-        )
-        entry = _lock_entry(ready, source, origin)
-        _check_manifest_name(staged, entry.name)
-        for check in hooks.STAGED_CHECKS if checks is None else checks:
-            check(ready, options)
-        entry.signed_by = signed_by = ready.signed_by  # a check may have verified one
-        backup = commit_and_record(staged, entry, root, settings=settings, scope=scope, force=force)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    with prepared_root(settings, scope) as root:  # removed again if nothing is installed
+        ready, entry, backup = _install_staged(source, options, public, root, settings, checks)
     return InstalledSkill(
         name=entry.name,
         version=entry.version,
@@ -272,11 +277,49 @@ def install(
         source=entry.source,
         files=len(entry.files),
         digest=entry.digest,
-        signed_by=signed_by,
-        claimed_signer=signer_of(staged.signature) if staged.signature and not signed_by else None,
+        signed_by=ready.signed_by,
+        claimed_signer=(
+            signer_of(ready.signature) if ready.signature and not ready.signed_by else None
+        ),
         backup=backup,
         warnings=[*ready.warnings, *_staged_warnings(ready)],
     )
+
+
+def _install_staged(
+    source: Path,
+    options: InstallOptions,
+    public: Any,
+    root: Path,
+    settings: Settings,
+    checks: Sequence[StagedCheck] | None,
+) -> tuple[StagedSkill, LockEntry, Path | None]:
+    """Stage, check and commit one skill (``install``'s steps inside its root)."""
+    staging = Path(tempfile.mkdtemp(prefix=".install-", dir=root.parent))
+    try:
+        staged = _stage(_opened(source, options, staging), staging)
+        signed_by = _check_package(staged, public)
+        label = source_label(source, options.origin, staged.top)
+        ready = StagedSkill(
+            staged.folder,
+            staged.files,
+            validated(staged.folder, label, local=options.origin is None),
+            staged.manifest,
+            staged.signature,
+            signed_by,
+            [*staged.skipped],
+        )
+        entry = _lock_entry(ready, source, options.origin)
+        _check_manifest_name(staged, entry.name)
+        for check in hooks.STAGED_CHECKS if checks is None else checks:
+            check(ready, options)
+        entry.signed_by = ready.signed_by  # a check may have verified one
+        backup = commit_and_record(
+            staged, entry, root, settings=settings, scope=options.scope, force=options.force
+        )
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return ready, entry, backup
 
 
 #: SD101 (name differs from its folder) judged a staging folder's name; the installed
