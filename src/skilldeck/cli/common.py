@@ -12,13 +12,14 @@ bench startup``).
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
 
+from skilldeck.cli.skills.fast.fastio import json_text
+from skilldeck.cli.skills.fast.fastio import print_json as print_json  # (one writer for both)
 from skilldeck.cli.termtext import printable
 
 
@@ -47,14 +48,8 @@ NoDefaultsOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 
 
-def print_json(data: Any) -> None:
-    """JSON on stdout, UTF-8, one document; paths and other objects as strings."""
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str))
-    sys.stdout.write("\n")
-
-
 def print_jsonl(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.write(json_text(data) + "\n")
     sys.stdout.flush()
 
 

@@ -160,6 +160,7 @@ def load_definition(path: Path, *, source: str) -> AgentDefinition:
             code="SD401",
         )
     max_turns = _max_turns(data.get("max-turns"), path, parsed.key_lines.get("max-turns"))
+    _check_types(data, path, parsed.key_lines)
     body = path.read_bytes()[parsed.body_offset :].decode("utf-8", errors="replace").strip()
     return AgentDefinition(
         name=name,
@@ -175,6 +176,34 @@ def load_definition(path: Path, *, source: str) -> AgentDefinition:
         path=path,
         source=source,
     )
+
+
+#: AGENT.md fields and what each must be: text, or text / a list of texts
+_TEXT_FIELDS = ("description", "model")
+_LIST_FIELDS = ("tools", "disallowed-tools", "skills")
+
+
+def _check_types(data: dict[str, Any], path: Path, lines: dict[str, int]) -> None:
+    """SD404 for a field of the wrong shape (``model: [x]``, ``tools: 5``,
+    ``skills: {a: 1}``), which used to surface later as a Python repr or as a skill
+    that does not exist, naming neither the file nor the line."""
+    for key in (*_TEXT_FIELDS, *_LIST_FIELDS):
+        value = data.get(key)
+        if value is None or isinstance(value, str):
+            continue
+        if (
+            key in _LIST_FIELDS
+            and isinstance(value, list)
+            and all(isinstance(v, str) for v in value)
+        ):
+            continue
+        shape = "text" if key in _TEXT_FIELDS else "a name or a list of names"
+        raise SkillParseError(
+            f"{key} must be {shape}, not {type(value).__name__} {value!r}",
+            path=path,
+            line=lines.get(key),
+            code="SD404",
+        )
 
 
 def _max_turns(value: object, path: Path, line: int | None) -> int | None:

@@ -233,6 +233,12 @@ def _read_frontmatter(path: Path | str) -> tuple[bytes, int, int, int, tuple[int
         os.close(fd)
 
 
+def _file_word(path: Path | str) -> str:
+    """What a message calls the file: ``SKILL.md``, or an agent's ``reviewer.md``."""
+    name = Path(path).name
+    return "SKILL.md" if name.lower() == "skill.md" or not name else name
+
+
 def _scan(fd: int, path: Path | str) -> tuple[bytes, int, int, int]:
     buf = os.read(fd, _CHUNK)
     if buf[:4] == b"---\n":  # the usual opening: skip the general checks below
@@ -245,7 +251,8 @@ def _scan(fd: int, path: Path | str) -> tuple[bytes, int, int, int]:
     first = buf[start:] if first_end < 0 else buf[start:first_end]
     if first.rstrip(b" \t\r") != b"---":
         raise SkillParseError(
-            "SKILL.md must start with a `---` line opening the YAML frontmatter "
+            f"{_file_word(path)} must start "
+            "with a `---` line opening the YAML frontmatter "
             "(with `name:` and `description:`), closed by another `---` line",
             path=path,
             line=1,

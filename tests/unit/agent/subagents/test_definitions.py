@@ -88,3 +88,18 @@ def test_max_turns_in_other_digits_or_too_long_is_sd403(tmp_path: Path) -> None:
         with pytest.raises(SkillParseError) as caught:
             load_definition(path, source="user")
         assert caught.value.code == "SD403"
+
+
+def test_fields_of_the_wrong_shape_are_sd404_with_their_line(tmp_path: Path) -> None:
+    from skilldeck.agent.subagents.definitions import load_definition
+    from skilldeck.errors import SkillParseError
+
+    for field, value in (("tools", "5"), ("model", "[x]"), ("skills", "{a: 1}")):
+        path = tmp_path / "odd.md"
+        path.write_text(f"---\nname: odd\ndescription: d\n{field}: {value}\n---\nBody\n")
+        with pytest.raises(SkillParseError, match=f"{field} must be") as caught:
+            load_definition(path, source="user")
+        assert caught.value.code == "SD404" and caught.value.line == 4
+    path.write_text("no frontmatter\n")
+    with pytest.raises(SkillParseError, match="odd.md must start with"):
+        load_definition(path, source="user")

@@ -10,6 +10,7 @@ Measured by ``python -m bench startup``.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -59,9 +60,30 @@ def fail_line(message: str, *, code: int) -> int:
 
 
 def print_json(data: Any) -> None:
-    """As :func:`skilldeck.cli.common.print_json`: indented, UTF-8, one document."""
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    """JSON on stdout, indented, UTF-8, one document; paths and other objects as
+    strings (every command's ``--json`` writes through here)."""
+    sys.stdout.write(json_text(data, indent=2))
     sys.stdout.write("\n")
+
+
+def json_text(data: Any, *, indent: int | None = None) -> str:
+    """``data`` as strict JSON: a NaN or an infinity (a script's output, a score) is
+    written as ``null``, never as the ``NaN`` that JSON.parse, Go and jq --strict refuse."""
+    try:
+        return json.dumps(data, ensure_ascii=False, indent=indent, default=str, allow_nan=False)
+    except ValueError:
+        finite = _finite(data)
+        return json.dumps(finite, ensure_ascii=False, indent=indent, default=str)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def write_json_rows(rows: list[dict[str, Any]]) -> None:
