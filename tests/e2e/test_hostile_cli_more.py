@@ -198,3 +198,17 @@ def test_install_warnings_quote_frontmatter_keys_as_text(tmp_path: Path) -> None
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     out = done.stdout + done.stderr
     assert "x[/bold]" in out and "\x1b" not in out and "\x07" not in out
+
+
+def test_mcp_http_on_a_port_in_use_or_a_bad_host_is_one_line(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        done = skilldeck("mcp", "serve", "--transport", "http", "--port", port, cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip().endswith("Address already in use (try another --port).")
+    done = skilldeck("mcp", "serve", "--transport", "http", "--host", "999.1.1.1", cwd=tmp_path)
+    assert done.returncode == 2 and "--host 999.1.1.1: cannot be resolved" in done.stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -58,6 +59,7 @@ def serve_cmd(
     registry = SkillRegistry.discover(settings, roots=root or (), no_defaults=no_defaults)
     server = build_server(registry, allow_scripts=allow_scripts, poll_interval=poll_interval)
     if transport is Transport.http:
+        _check_listenable(host, port)
         anyio.run(lambda: server.run_streamable_http_async(host=host, port=port))
     else:
         anyio.run(server.run_stdio_async)
@@ -79,3 +81,18 @@ def _check_roots(roots: list[Path], no_defaults: bool) -> None:
 
 def register(app: typer.Typer) -> None:
     app.command("serve")(serve_cmd)
+
+
+def _check_listenable(host: str, port: int) -> None:
+    """A host that does not resolve or a port in use is one clear line here, not
+    uvicorn's bare ``[Errno 98]`` log line after the server has started up."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError) as e:
+        fail(f"--host {host}: cannot be resolved ({getattr(e, 'strerror', None) or e}).", code=2)
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as e:
+            fail(f"Cannot listen on {host}:{port}: {e.strerror or e} (try another --port).")
