@@ -212,3 +212,10 @@ def test_mcp_http_on_a_port_in_use_or_a_bad_host_is_one_line(tmp_path: Path) -> 
     assert done.stderr.strip().endswith("Address already in use (try another --port).")
     done = skilldeck("mcp", "serve", "--transport", "http", "--host", "999.1.1.1", cwd=tmp_path)
     assert done.returncode == 2 and "--host 999.1.1.1: cannot be resolved" in done.stderr
+
+
+def test_validating_a_package_says_it_is_one(tmp_path: Path) -> None:
+    write_skill_md(tmp_path / "demo", "demo", "Says hello to whoever asks, for testing packs.")
+    assert skilldeck("skills", "pack", "demo", cwd=tmp_path).returncode == 0
+    done = skilldeck("skills", "validate", "demo.skill", cwd=tmp_path)
+    assert done.returncode == 1 and "SD010" in done.stdout and "is a skill package" in done.stdout

@@ -30,6 +30,7 @@ RULES: dict[str, str] = {
     "SD007": "yaml-too-complex",
     "SD008": "unreadable-file",
     "SD009": "missing-skill-md",
+    "SD010": "package-not-folder",
     "SD101": "name-mismatch",
     "SD102": "name-missing",
     "SD103": "name-too-long",

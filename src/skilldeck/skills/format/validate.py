@@ -260,6 +260,16 @@ class ValidationReport:
         }
 
 
+def _is_archive(path: Path) -> bool:
+    """A .skill / .zip (zip) or .skillpack (age) given where a SKILL.md is expected."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(32)
+    except OSError:
+        return False
+    return head.startswith((b"PK\x03\x04", b"age-encryption.org/", b"-----BEGIN AGE"))
+
+
 def validate_path(path: Path, *, strict: bool = False) -> list[ValidationReport]:
     """Validate a skill folder, a SKILL.md, or every skill in a tree (recursively).
 
@@ -270,6 +280,12 @@ def validate_path(path: Path, *, strict: bool = False) -> list[ValidationReport]
     if not path.exists():
         message = f"{path} does not exist."
         return [ValidationReport(path, None, False, [_diag("SD008", message, path)])]
+    if path.is_file() and _is_archive(path):
+        message = (
+            f"{path} is a skill package (an archive), not a SKILL.md; validate the skill's "
+            f"folder (a package is checked as it is installed: skilldeck skills install {path})."
+        )
+        return [ValidationReport(path, None, False, [_diag("SD010", message, path)])]
     cut: list[Diagnostic] = []
     files = [path] if path.is_file() else _skill_files(path, cut)
     if not files:
