@@ -219,3 +219,10 @@ def test_validating_a_package_says_it_is_one(tmp_path: Path) -> None:
     assert skilldeck("skills", "pack", "demo", cwd=tmp_path).returncode == 0
     done = skilldeck("skills", "validate", "demo.skill", cwd=tmp_path)
     assert done.returncode == 1 and "SD010" in done.stdout and "is a skill package" in done.stdout
+
+
+def test_an_empty_permission_rule_is_refused(tmp_path: Path) -> None:
+    script = write_script(tmp_path / "s.jsonl", [{"text": "ok"}])
+    for flag in ("--allow", "--ask", "--deny"):
+        done = skilldeck("run", "hi", "-m", f"scripted:{script}", flag, " ", cwd=tmp_path)
+        assert done.returncode == 2 and f"{flag} is empty" in done.stderr, done.stderr

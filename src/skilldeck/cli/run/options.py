@@ -72,6 +72,8 @@ def permission_flags(
     if mode is not None and mode not in MODES:
         fail(f"--permission-mode {mode!r}: use one of {', '.join(MODES)}.", code=2)
     for flag, rules in (("--allow", allow), ("--ask", ask), ("--deny", deny)):
+        if any(not rule.strip() for rule in rules or ()):  # `--deny "$RULE"` with RULE unset
+            fail(f"{flag} is empty; give a rule such as 'Bash(git push:*)'.", code=2)
         try:
             parse_rules(rules or ())
         except ValueError as e:
