@@ -21,6 +21,7 @@ import typer
 from rich.markup import escape
 
 from skilldeck.cli.common import JsonOption, fail, named_path, print_json, stdout_console
+from skilldeck.cli.termtext import printable
 from skilldeck.skills.scanning import ScanReport, describe, scan_paths
 
 _STYLE = {"high": "bold red", "medium": "yellow", "low": "dim"}
@@ -59,6 +60,12 @@ def scan_cmd(
         raise typer.Exit(1)
 
 
+def _shown(text: str) -> str:
+    """Skill text (a path, an excerpt that may hold the very escape sequence a finding
+    is about) as rich markup that prints it harmlessly."""
+    return escape(printable(text))
+
+
 def _print_rules(as_json: bool) -> None:
     rows = describe()
     if as_json:
@@ -78,14 +85,14 @@ def _print_reports(reports: list[ScanReport]) -> None:
     for report in reports:
         if not report.findings:
             verdict = "[green]clean[/]" if report.files_scanned else "[yellow]not scanned[/]"
-            console.print(f"{verdict} {escape(str(report.path))}", highlight=False)
+            console.print(f"{verdict} {_shown(str(report.path))}", highlight=False)
             for skipped in report.skipped:
-                console.print(f"  [dim]not scanned: {escape(skipped)}[/]", highlight=False)
+                console.print(f"  [dim]not scanned: {_shown(skipped)}[/]", highlight=False)
             continue
         flagged += 1
         high = len(report.high)
         console.print(
-            f"[bold]{escape(str(report.path))}[/]: {len(report.findings)} finding(s), {high} high",
+            f"[bold]{_shown(str(report.path))}[/]: {len(report.findings)} finding(s), {high} high",
             highlight=False,
         )
         for finding in report.findings:
@@ -93,14 +100,14 @@ def _print_reports(reports: list[ScanReport]) -> None:
             what, _, why = finding.message.partition(": ")
             console.print(
                 f"  [{style}]{finding.severity.value:<6}[/] {finding.code} "
-                f"{escape(finding.file)}:{finding.line}  {escape(what)}",
+                f"{_shown(finding.file)}:{finding.line}  {_shown(what)}",
                 highlight=False,
             )
             width = max(40, min(console.width, 100))
             for text, tag in ((why, ""), (finding.excerpt, "dim")):
                 if text:
                     wrapped = textwrap.fill(
-                        text, width, initial_indent=" " * 9, subsequent_indent=" " * 9
+                        printable(text), width, initial_indent=" " * 9, subsequent_indent=" " * 9
                     )
                     console.print(
                         f"[{tag}]{escape(wrapped)}[/]" if tag else escape(wrapped),
@@ -108,7 +115,7 @@ def _print_reports(reports: list[ScanReport]) -> None:
                         soft_wrap=True,
                     )
         for skipped in report.skipped:
-            console.print(f"  [dim]not scanned: {escape(skipped)}[/]", highlight=False)
+            console.print(f"  [dim]not scanned: {_shown(skipped)}[/]", highlight=False)
     with_high = sum(1 for report in reports if report.high)
     unread = sum(1 for report in reports if not report.files_scanned)
     console.print(

@@ -288,6 +288,15 @@ RULES: tuple[Rule, ...] = (
         re.compile("[\U000e0000-\U000e007f]+"),
     ),
     Rule(
+        "SC406",
+        Severity.HIGH,
+        "terminal escape sequence",
+        "it redraws, hides or recolours text for whoever reads the file in a terminal "
+        "(cat, less -R, a diff), or sets the clipboard (OSC 52)",
+        re.compile("\x1b[\\[\\]PX^_]|\x9b|\x9d"),
+        needles=("\x1b", "\x9b", "\x9d"),
+    ),
+    Rule(
         "SC501",
         Severity.MEDIUM,
         "reference to credential files",

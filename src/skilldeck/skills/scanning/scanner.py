@@ -152,6 +152,10 @@ def scan_file(path: Path) -> ScanReport:
     if text is not None:
         report.files_scanned = 1
         report.findings = sorted(scan_text(text, path.name), key=Finding.sort_key)
+    elif not report.skipped:  # binary: say so ("not scanned" alone reads like a bug)
+        report.skipped.append(
+            f"{path.name}: binary, not text (a .skill package is scanned as it is installed)"
+        )
     return report
 
 

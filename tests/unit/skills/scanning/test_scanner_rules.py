@@ -153,3 +153,10 @@ def test_a_long_run_is_high_even_after_a_short_one_on_its_line() -> None:
 )
 def test_joiners_inside_emoji_sequences_are_quiet(text: str) -> None:
     assert "SC401" not in codes(text)
+
+
+def test_a_package_given_as_a_file_is_not_scanned_with_a_reason(tmp_path: Path) -> None:
+    package = tmp_path / "demo.skill"
+    package.write_bytes(b"PK\x03\x04\x00\x00binary\x00zip")
+    (report,) = scan_paths([package])
+    assert report.files_scanned == 0 and "binary, not text" in report.skipped[0]
