@@ -45,6 +45,7 @@ from skilldeck.skills.packaging.filetree import (
     sha256_file,
     tree_digest,
 )
+from skilldeck.skills.packaging.lockschema import entry_fields, skills_table
 
 try:  # POSIX advisory locks; on other platforms installs are simply not serialised
     import fcntl
@@ -161,10 +162,11 @@ class LockEntry:
         return Origin(self.kind, self.source, self.ref, self.commit, self.subpath, self.pinned)
 
     @classmethod
-    def from_dict(cls, name: str, data: dict[str, Any]) -> LockEntry:
-        """An entry as stored; fields a newer skilldeck added are ignored."""
-        known = {f for f in cls.__dataclass_fields__ if f != "name"}
-        return cls(name=name, **{k: v for k, v in data.items() if k in known})
+    def from_dict(cls, name: str, data: object, *, path: Path | None = None) -> LockEntry:
+        """An entry as stored, each field checked (:mod:`.lockschema`: a malformed one is
+        a :class:`PackageError` naming ``path``, the entry and the field); fields a
+        newer skilldeck added are ignored."""
+        return cls(name=name, **entry_fields(path or Path(LOCK_FILENAME), name, data))
 
     def stored(self) -> dict[str, Any]:
         """What the lock file holds for this entry: remote fields only when set."""
@@ -182,19 +184,18 @@ class LockFile:
 
     @classmethod
     def read(cls, path: Path) -> LockFile:
+        """The lock at ``path`` (empty when there is none); a malformed one is a
+        :class:`PackageError` naming the entry and field (:mod:`.lockschema`)."""
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return cls(path)
         except (OSError, ValueError) as e:
             raise PackageError(f"{path}: unreadable lock file ({e}). Fix or remove it.") from e
-        try:
-            entries = {
-                name: LockEntry.from_dict(name, dict(data))
-                for name, data in dict(raw.get("skills", {})).items()
-            }
-        except (TypeError, AttributeError, ValueError) as e:
-            raise PackageError(f"{path}: malformed lock file ({e}). Fix or remove it.") from e
+        entries = {
+            name: LockEntry.from_dict(name, data, path=path)
+            for name, data in skills_table(path, raw).items()
+        }
         return cls(path, entries)
 
     def write(self) -> None:

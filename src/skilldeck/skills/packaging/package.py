@@ -65,7 +65,8 @@ from skilldeck.skills.packaging.placement import (
     uninstall,
 )
 from skilldeck.skills.packaging.signing import (
-    check,
+    check_manifest_name,
+    check_package,
     keygen,
     load_private_key,
     load_public_key,
@@ -298,7 +299,7 @@ def _install_staged(
     staging = Path(tempfile.mkdtemp(prefix=".install-", dir=root.parent))
     try:
         staged = _stage(_opened(source, options, staging), staging)
-        signed_by = _check_package(staged, public)
+        signed_by = check_package(staged.manifest, staged.signature, staged.files, public)
         label = source_label(source, options.origin, staged.top)
         ready = StagedSkill(
             staged.folder,
@@ -310,7 +311,7 @@ def _install_staged(
             [*staged.skipped],
         )
         entry = _lock_entry(ready, source, options.origin)
-        _check_manifest_name(staged, entry.name)
+        check_manifest_name(staged.manifest, entry.name)
         for check in hooks.STAGED_CHECKS if checks is None else checks:
             check(ready, options)
         entry.signed_by = ready.signed_by  # a check may have verified one
@@ -373,47 +374,3 @@ def _stage(source: Path, staging: Path) -> Staged:
     if source.is_file():
         return extract_archive(source, staging)
     raise PackageError(f"{source} does not exist; pass a .skill file or a skill folder.")
-
-
-def _check_package(staged: Staged, public: Any) -> str | None:
-    """Every file must match the manifest (when there is one); with a key, the
-    signature must verify. Returns the verified key id."""
-    if staged.manifest is not None:
-        try:
-            listed = json.loads(staged.manifest)["files"]
-            if not isinstance(listed, dict):
-                raise TypeError("'files' is not a mapping")
-        except (ValueError, KeyError, TypeError) as e:
-            raise PackageError(f"The package manifest is malformed ({e}); refused.") from e
-        if listed != staged.files:
-            raise PackageError(
-                f"The package does not match its manifest: {_diff(listed, staged.files)}."
-            )
-    if public is None:
-        return None
-    if staged.manifest is None or staged.signature is None:
-        raise PackageError(
-            "The package is not signed (no manifest or signature), but --verify was given; refused."
-        )
-    return check(staged.manifest, staged.signature, public)
-
-
-def _diff(listed: dict[str, Any], actual: dict[str, str]) -> str:
-    parts = []
-    if changed := sorted(k for k in listed.keys() & actual.keys() if listed[k] != actual[k]):
-        parts.append(f"modified {', '.join(changed[:5])}")
-    if missing := sorted(listed.keys() - actual.keys()):
-        parts.append(f"missing {', '.join(missing[:5])}")
-    if extra := sorted(actual.keys() - listed.keys()):
-        parts.append(f"not in manifest {', '.join(extra[:5])}")
-    return "; ".join(parts)
-
-
-def _check_manifest_name(staged: Staged, name: str) -> None:
-    if staged.manifest is None:
-        return
-    claimed = json.loads(staged.manifest).get("name")
-    if claimed is not None and claimed != name:
-        raise PackageError(
-            f"The package manifest names skill {claimed!r} but SKILL.md says {name!r}; refused."
-        )

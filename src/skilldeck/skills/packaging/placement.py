@@ -9,36 +9,70 @@ installed (a lock entry) only.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
 import shutil
 import uuid
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 from skilldeck.config import Settings
 from skilldeck.errors import PackageError
 from skilldeck.skills.model.spec import unsafe_name_reason
-from skilldeck.skills.packaging.lockfile import LockEntry, Scope, lock_path, locked, skills_root
+from skilldeck.skills.packaging.lockfile import (
+    LOCK_FILENAME,
+    LockEntry,
+    LockFile,
+    Scope,
+    lock_path,
+    locked,
+    skills_root,
+)
 from skilldeck.skills.packaging.unpack import Staged
 from skilldeck.trust import accept_created_root, assess_workspace
 
-__all__ = ["commit_and_record", "prepare_root", "safe_name", "uninstall", "workspace_note"]
+__all__ = ["commit_and_record", "prepared_root", "safe_name", "uninstall", "workspace_note"]
 
 #: the workspace install root, as :mod:`skilldeck.trust` names it
 _WORKSPACE_ROOT = ".skilldeck/skills"
+#: the advisory-lock file :func:`~.lockfile.locked` keeps next to the lock file
+_GUARD = f".{LOCK_FILENAME}.guard"
 
 
-def prepare_root(settings: Settings, scope: Scope) -> Path:
-    """``scope``'s skills root, created if missing. Creating the workspace one at the
-    user's command also records it in a trusted folder's store entry (else every run
-    would ignore it as a folder that "appeared after you trusted this folder")."""
+@contextlib.contextmanager
+def prepared_root(settings: Settings, scope: Scope) -> Iterator[Path]:
+    """``scope``'s skills root, created if missing, for the length of one install.
+
+    What this created is removed again (when still empty) if the install fails: a
+    refused install must leave no ``./.skilldeck`` behind, or every later command in
+    the folder warns about an untrusted workspace's skills folder. Creating the
+    workspace root also records it in a trusted folder's store entry (else every run
+    would ignore it as a folder that "appeared after you trusted this folder") — only
+    once the install succeeded, so no record ever names a root that is not there.
+    """
     root = skills_root(settings, scope)
-    if root.is_dir():
-        return root
+    created = list(itertools.takewhile(lambda d: not d.exists(), (root, *root.parents)))
     root.mkdir(parents=True, exist_ok=True)
-    if scope == "workspace":
+    try:
+        yield root
+    except BaseException:
+        _remove_empty(created)
+        raise
+    if scope == "workspace" and root in created:
         accept_created_root(settings.workspace, settings.home, _WORKSPACE_ROOT)
-    return root
+
+
+def _remove_empty(created: list[Path]) -> None:
+    """Remove the folders in ``created`` (deepest first) that are empty; a lock guard
+    left in one (with no lock file beside it) goes first."""
+    for folder in created:
+        guard = folder / _GUARD
+        if guard.is_file() and not (folder / LOCK_FILENAME).exists():
+            guard.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 def workspace_note(settings: Settings) -> str | None:
@@ -126,12 +160,10 @@ def uninstall(name: str, *, scope: Scope = "workspace", settings: Settings) -> P
     safe_name(name)
     root = skills_root(settings, scope)
     target = root / name
-    with locked(lock_path(settings, scope)) as lock:
-        if name not in lock.skills:
-            raise PackageError(
-                f"Skill {name!r} is not installed in the {scope} scope (no entry in "
-                f"{lock.path}); skilldeck only removes skills it installed."
-            )
+    path = lock_path(settings, scope)
+    _must_be_recorded(name, LockFile.read(path), scope)  # before the guard
+    with locked(path) as lock:  # is created: a no-op writes nothing
+        _must_be_recorded(name, lock, scope)  # (again: another process may have won)
         trash: Path | None = None
         if target.exists() or target.is_symlink():
             trash = root.parent / f".uninstall-{name}-{uuid.uuid4().hex[:8]}"
@@ -144,3 +176,11 @@ def uninstall(name: str, *, scope: Scope = "workspace", settings: Settings) -> P
         else:
             shutil.rmtree(trash, ignore_errors=True)
     return target
+
+
+def _must_be_recorded(name: str, lock: LockFile, scope: Scope) -> None:
+    if name not in lock.skills:
+        raise PackageError(
+            f"Skill {name!r} is not installed in the {scope} scope (no entry in "
+            f"{lock.path}); skilldeck only removes skills it installed."
+        )

@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
@@ -169,3 +170,51 @@ def check_embedded(manifest: bytes, signature: bytes) -> str:
     except (ValueError, KeyError, TypeError, binascii.Error) as e:
         raise PackageError(f"The package signature is malformed ({e}); refused.") from e
     return check(manifest, signature, public)
+
+
+# ---- the manifest of an unpacked package -----------------------------------------------
+
+
+def check_package(
+    manifest: bytes | None, signature: bytes | None, files: dict[str, str], public: Any
+) -> str | None:
+    """Every unpacked file (``files``: path → sha256) must match the manifest (when
+    there is one); with a key, the signature must verify. Returns the verified key id."""
+    if manifest is not None:
+        try:
+            listed = json.loads(manifest)["files"]
+            if not isinstance(listed, dict):
+                raise TypeError("'files' is not a mapping")
+        except (ValueError, KeyError, TypeError) as e:
+            raise PackageError(f"The package manifest is malformed ({e}); refused.") from e
+        if listed != files:
+            raise PackageError(f"The package does not match its manifest: {_diff(listed, files)}.")
+    if public is None:
+        return None
+    if manifest is None or signature is None:
+        raise PackageError(
+            "The package is not signed (no manifest or signature), but --verify was given; refused."
+        )
+    return check(manifest, signature, public)
+
+
+def _diff(listed: dict[str, Any], actual: dict[str, str]) -> str:
+    parts = []
+    if changed := sorted(k for k in listed.keys() & actual.keys() if listed[k] != actual[k]):
+        parts.append(f"modified {', '.join(changed[:5])}")
+    if missing := sorted(listed.keys() - actual.keys()):
+        parts.append(f"missing {', '.join(missing[:5])}")
+    if extra := sorted(actual.keys() - listed.keys()):
+        parts.append(f"not in manifest {', '.join(extra[:5])}")
+    return "; ".join(parts)
+
+
+def check_manifest_name(manifest: bytes | None, name: str) -> None:
+    """A manifest naming another skill than its SKILL.md does is refused."""
+    if manifest is None:
+        return
+    claimed = json.loads(manifest).get("name")
+    if claimed is not None and claimed != name:
+        raise PackageError(
+            f"The package manifest names skill {claimed!r} but SKILL.md says {name!r}; refused."
+        )

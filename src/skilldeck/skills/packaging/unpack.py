@@ -55,6 +55,9 @@ class Staged:
     signature: bytes | None = None
     #: special files (FIFOs, sockets, devices) left out, one message each
     skipped: list[str] = field(default_factory=list)
+    #: the archive's top folder, which its members' names start with (None: a folder
+    #: was copied, or SKILL.md sat at the archive's root) — for messages
+    top: str | None = None
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,7 @@ def extract_archive(archive: Path, dest: Path) -> Staged:
         raise PackageError(f"{archive} is not a readable .skill (zip) archive: {e}") from e
     with zf:
         top, entries = _plan(zf, archive)
-        staged = Staged(folder=dest / (top or "skill"))
+        staged = Staged(folder=dest / (top or "skill"), top=top)
         staged.folder.mkdir(parents=True)
         links: list[_Entry] = []
         total = 0

@@ -140,20 +140,47 @@ def choose(
     if all_skills or (len(candidates) == 1 and not wanted):
         return candidates
     if not wanted:
-        listed = "\n".join(
-            f"  {c.name}" + (f" — {brief(c.description)}" if c.description else "")
-            for c in candidates
-        )
         raise SkillChoiceError(
-            f"{source} holds {len(candidates)} skills:\n{listed}\nChoose with --skill NAME "
-            "(repeatable) or install them all with --all.",
+            f"{source} holds {len(candidates)} skills:\n{listing(candidates)}\nChoose with "
+            "--skill NAME (repeatable) or install them all with --all.",
             candidates=[c.name for c in candidates],
         )
     out: list[Candidate] = []
     for name in wanted:
-        match = [c for c in candidates if name in (c.name, c.subpath, Path(c.subpath).name)]
-        if not match:
-            names = ", ".join(c.name for c in candidates)
-            raise NotASkillSourceError(f"{source} has no skill named {name!r}; it holds: {names}.")
-        out.extend(m for m in match[:1] if m not in out)
+        match = _matching(candidates, name, source)
+        out.extend(m for m in match if m not in out)
     return out
+
+
+def listing(candidates: list[Candidate]) -> str:
+    """One line per skill — name, its folder when another skill has that name, and
+    its description (or "(no description)") — for a user choosing among them."""
+    names = [c.name for c in candidates]
+    lines = []
+    for c in candidates:
+        where = f" ({c.subpath})" if names.count(c.name) > 1 and c.subpath else ""
+        lines.append(f"  {c.name}{where} — {brief(c.description) or '(no description)'}")
+    return "\n".join(lines)
+
+
+def _matching(candidates: list[Candidate], name: str, source: str) -> list[Candidate]:
+    """The one candidate ``--skill name`` means: its folder inside the source (exact),
+    else its name or folder name. Two skills answering to it is an error, not a guess."""
+    match = [c for c in candidates if c.subpath and c.subpath.strip("/") == name.strip("/")]
+    match = match or [c for c in candidates if name in (c.name, Path(c.subpath).name)]
+    if not match:
+        names = ", ".join(c.name for c in candidates)
+        raise NotASkillSourceError(f"{source} has no skill named {name!r}; it holds: {names}.")
+    if len(match) > 1:
+        paths = ", ".join(c.subpath or "(top)" for c in match)
+        first = next((c.subpath for c in match if c.subpath), name)
+        folder = f"{source.rstrip('/')}/{first}"
+        directly = f", or install its folder directly: `skilldeck skills install {folder}`"
+        raise SkillChoiceError(
+            f"{source} holds {len(match)} skills named {name!r}, in {paths}; install the "
+            f"one you mean by its folder: --skill {first}"
+            + (directly if Path(source).is_dir() else "")
+            + ".",
+            candidates=[c.subpath for c in match],
+        )
+    return match

@@ -77,9 +77,11 @@ def _describe(skill_md: Path, fallback: str) -> Candidate:
         data = parse_skill_md(skill_md).data
     except SkilldeckError:
         return Candidate(fallback, "", "")
-    name = data.get("name")
+    name, description = data.get("name"), data.get("description")
     return Candidate(
-        name if isinstance(name, str) and name else fallback, str(data.get("description", "")), ""
+        name if isinstance(name, str) and name else fallback,
+        description if isinstance(description, str) else "",  # no repr of a list or null
+        "",
     )
 
 
