@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from skilldeck.agent.store import STATUSES, SessionStore
+from skilldeck.agent.store.damage import damaged_session
 from skilldeck.cli.common import JsonOption, fail, print_json, stdout_console
 from skilldeck.cli.render import paused_help, summarize_input
 from skilldeck.cli.termtext import printable
@@ -69,10 +70,23 @@ def list_sessions(
     table.add_column("MSGS", justify="right")
     table.add_column("TASK", overflow="ellipsis", no_wrap=True, ratio=1)
     for r in records:  # Text cells: a task is the user's words, never rich markup
-        cells = (r.id, r.status, _when(r.updated), _short(r.model, 32), str(r.message_count))
+        status = "damaged" if r.damage else r.status
+        cells = (r.id, status, _when(r.updated), _short(r.model, 32), str(r.message_count))
         task = _short(printable(r.task), 60)
         table.add_row(*(Text(printable(c)) for c in cells), Text(task))
     console.print(table)
+    _damage_notes(console, records)
+
+
+def _damage_notes(console: Console, records: list[SessionRecord]) -> None:
+    """Under the table, each damaged session: what is wrong and how to delete it (it
+    is listed so it can be found; show, resume and chat refuse it)."""
+    for r in records:
+        if r.damage:
+            line = str(damaged_session(r.id, "; ".join(r.damage)))
+            console.print(
+                printable(line), style="yellow", markup=False, highlight=False, soft_wrap=True
+            )
 
 
 def show_session(

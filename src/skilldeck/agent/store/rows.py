@@ -18,6 +18,7 @@ from typing import Any
 from pydantic_core import PydanticSerializationError
 
 from skilldeck.agent.events import Event
+from skilldeck.agent.store.damage import json_field, parse_stored
 from skilldeck.errors import SessionError
 from skilldeck.llm.messages import MESSAGE_ADAPTER, Message, Usage
 
@@ -34,6 +35,7 @@ __all__ = [
     "new_session_id",
     "record_from_row",
     "replace_todos",
+    "stored_message",
     "update_session",
 ]
 
@@ -73,6 +75,9 @@ class SessionRecord:
     depth: int = 0
     #: what the session was launched with (see agent/store/launch.py); {} for old sessions
     launch: dict[str, Any] = field(default_factory=dict)
+    #: why the stored row does not read back (a JSON column that does not parse, read
+    #: as empty); [] for an intact row. Such a session is listed, never run (damage.py)
+    damage: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -90,6 +95,7 @@ class SessionRecord:
             "message_count": self.message_count,
             "agent_type": self.agent_type,
             "depth": self.depth,
+            "damage": list(self.damage),
         }
 
 
@@ -211,24 +217,45 @@ def update_session(
 
 
 def record_from_row(row: sqlite3.Row) -> SessionRecord:
+    """The row as a record, whatever its JSON columns hold: one that does not parse is
+    read as empty and said in ``damage``, so a damaged session can still be listed
+    (and deleted)."""
+    damage: list[str] = []
+    pending = json_field("pending", row["pending"], None, damage)
     return SessionRecord(
         id=row["id"],
-        created=row["created"],
-        updated=row["updated"],
+        created=_number("created", row["created"], damage),
+        updated=_number("updated", row["updated"], damage),
         status=row["status"],
         model=row["model"],
         agent=row["agent"],
         cwd=row["cwd"],
         task=row["task"],
-        pending=json.loads(row["pending"]) if row["pending"] else None,
-        metadata=json.loads(row["metadata"] or "{}"),
-        state=json.loads(row["state"] or "{}"),
+        pending=pending,
+        metadata=json_field("metadata", row["metadata"], {}, damage),
+        state=json_field("state", row["state"], {}, damage),
         parent_id=row["parent_id"],
         message_count=row["message_count"],
         agent_type=row["agent_type"],
-        depth=row["depth"],
-        launch=json.loads(row["launch"] or "{}"),
+        depth=row["depth"] if isinstance(row["depth"], int) else 0,
+        launch=json_field("launch", row["launch"], {}, damage),
+        damage=damage,
     )
+
+
+def stored_message(session_id: str, row: sqlite3.Row) -> StoredMessage:
+    """A ``messages`` row read back; a SessionError naming the session when it is damaged."""
+    message = parse_stored(
+        session_id, f"message {row['seq']}", row["json"], MESSAGE_ADAPTER.validate_json
+    )
+    return StoredMessage(row["seq"], message, row["full_content"])
+
+
+def _number(name: str, raw: Any, damage: list[str]) -> float:
+    if isinstance(raw, int | float):
+        return float(raw)
+    damage.append(f"{name} is not a time")
+    return 0.0
 
 
 def message_json(msg: Message) -> str:

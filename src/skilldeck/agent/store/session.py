@@ -24,12 +24,14 @@ Guarantees:
 * **One writer per session**: a process running a session holds its lease
   (``agent/store/lease.py``); a write by another process while it does is refused
   with :class:`~skilldeck.errors.SessionBusyError`.
+* **Damage is one line** (``agent/store/damage.py``): a file SQLite cannot read is a
+  SessionError saying how to set it aside; a damaged row is listed, marked, and
+  refused by :meth:`SessionStore.get` with the command that deletes it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import random
 import socket
@@ -42,6 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from skilldeck.agent.events import EVENT_ADAPTER, Event
+from skilldeck.agent.store import damage
 from skilldeck.agent.store.files import (
     COMPANIONS,
     PRIVATE_MODE,
@@ -50,7 +53,6 @@ from skilldeck.agent.store.files import (
     process_alive,
 )
 from skilldeck.agent.store.lease import Lease, describe_process, read_lease, take_or_check_lease
-from skilldeck.agent.store.migrations import apply_migrations
 from skilldeck.agent.store.rows import (
     LAUNCH_KEY,
     STATUSES,
@@ -64,11 +66,12 @@ from skilldeck.agent.store.rows import (
     new_session_id,
     record_from_row,
     replace_todos,
+    stored_message,
     update_session,
     valid_text,
 )
 from skilldeck.errors import SessionError, SessionNotFoundError
-from skilldeck.llm.messages import MESSAGE_ADAPTER, Message, Usage
+from skilldeck.llm.messages import Message, Usage
 
 if TYPE_CHECKING:
     from skilldeck.config import Settings
@@ -113,7 +116,11 @@ class SessionStore:
         except (OSError, sqlite3.Error) as e:
             raise SessionError(f"Cannot open the session store {self.path}: {e}") from e
         self._conn.row_factory = sqlite3.Row
-        self._retry(lambda: self._setup(busy_timeout))
+        try:
+            self._retry(lambda: self._setup(busy_timeout))
+        except BaseException:  # a damaged or foreign file: no handle left open on it
+            self._conn.close()
+            raise
         if not in_memory:
             self._private_companions()
 
@@ -128,7 +135,7 @@ class SessionStore:
         self._conn.execute("PRAGMA synchronous = NORMAL")
         self._conn.execute("PRAGMA foreign_keys = ON")
         with self._write() as db:
-            apply_migrations(db)
+            damage.migrate(self.path, db)
 
     def _private_companions(self) -> None:
         """``-wal``/``-shm`` exist once WAL mode is on: make them 0600 as well."""
@@ -150,13 +157,18 @@ class SessionStore:
     # ---- transactions ---------------------------------------------------------
 
     def _retry(self, fn: Callable[[], T]) -> T:
-        """Run ``fn``, retrying with jittered backoff while the database is busy."""
+        """Run ``fn``, retrying with jittered backoff while the database is busy; a
+        file SQLite cannot read is a SessionError saying how to set it aside."""
         delay = 0.01
         for attempt in range(_BUSY_RETRIES):
             try:
                 with self._lock:
                     return fn()
-            except sqlite3.OperationalError as e:
+            except sqlite3.DatabaseError as e:
+                if damage.is_damaged_file(e):
+                    raise damage.store_damaged(self.path, e) from e
+                if not isinstance(e, sqlite3.OperationalError):
+                    raise
                 if not _is_busy(e) or attempt == _BUSY_RETRIES - 1:
                     raise SessionError(f"Session store {self.path}: {e}") from e
             time.sleep(delay * (1 + random.random()))
@@ -254,7 +266,8 @@ class SessionStore:
                 )
             if write.todos is not None:
                 replace_todos(db, session_id, write.todos)
-            update_session(db, session_id, write, now, json.loads(row["metadata"]))
+            meta = damage.stored_metadata(session_id, row["metadata"])
+            update_session(db, session_id, write, now, meta)
 
         self._transaction(apply)
 
@@ -303,19 +316,21 @@ class SessionStore:
         )
 
     def get(self, session_id: str) -> SessionRecord:
+        """The session to show or run: a SessionError when its row is damaged (only
+        :meth:`list` returns those, marked, so they can be found and deleted)."""
         sid = self.resolve(session_id)
         rows = self._read(_SELECT_SESSIONS + " WHERE s.id = ?", (sid,))
-        return record_from_row(rows[0])
+        record = record_from_row(rows[0])
+        if record.damage:
+            raise damage.damaged_session(record.id, "; ".join(record.damage))
+        return record
 
     def messages(self, session_id: str) -> list[StoredMessage]:
         rows = self._read(
             "SELECT seq, json, full_content FROM messages WHERE session_id = ? ORDER BY seq",
             (session_id,),
         )
-        return [
-            StoredMessage(r["seq"], MESSAGE_ADAPTER.validate_json(r["json"]), r["full_content"])
-            for r in rows
-        ]
+        return [stored_message(session_id, r) for r in rows]
 
     def load_messages(self, session_id: str) -> list[Message]:
         return [m.message for m in self.messages(session_id)]
@@ -323,10 +338,11 @@ class SessionStore:
     def events(self, session_id: str, *, start: int = 0) -> list[Event]:
         """The session's stored events in order, from the ``start``-th on."""
         rows = self._read(
-            "SELECT json FROM events WHERE session_id = ? AND seq >= ? ORDER BY seq",
+            "SELECT seq, json FROM events WHERE session_id = ? AND seq >= ? ORDER BY seq",
             (session_id, start),
         )
-        return [EVENT_ADAPTER.validate_json(r["json"]) for r in rows]
+        parse = EVENT_ADAPTER.validate_json
+        return [damage.parse_stored(session_id, f"event {r[0]}", r["json"], parse) for r in rows]
 
     def lease(self, session_id: str) -> Lease | None:
         """Who is running the session now (None: nobody holds its lease)."""

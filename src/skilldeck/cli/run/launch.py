@@ -138,6 +138,7 @@ def continued_agent(
     try:
         with SessionStore(home / "sessions.db") as store:
             record = store.get(store.resolve(session))
+            store.messages(record.id)  # a damaged one refuses the session now, not at turn 1
     except SessionError as e:
         fail(str(e))
     return stored_session_agent(record, home, model=model, base_url=base_url, flags=flags, **kwargs)

@@ -134,6 +134,7 @@ def resume(
     home = skilldeck_home()
     with SessionStore(home / "sessions.db") as store:
         record = store.get(session_id)
+        store.messages(record.id)  # a damaged message: one error line before any work
         agent = stored_session_agent(
             record,
             home,
