@@ -280,3 +280,14 @@ def valid_text(text: str) -> str:
         except UnicodeEncodeError:
             return text.encode("utf-8", "replace").decode("utf-8")
     return text
+
+
+def storable(value: Any) -> Any:
+    """Text SQLite can encode (:func:`valid_text`); the JSON columns escape lone
+    surrogates already."""
+    return valid_text(value) if isinstance(value, str) else value
+
+
+def like_prefix(prefix: str) -> str:
+    """``prefix`` as a LIKE pattern (with ``ESCAPE '\\'``) matching ids that start with it."""
+    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

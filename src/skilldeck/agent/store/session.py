@@ -63,12 +63,13 @@ from skilldeck.agent.store.rows import (
     dumps,
     insert_events,
     insert_messages,
+    like_prefix,
     new_session_id,
     record_from_row,
     replace_todos,
+    storable,
     stored_message,
     update_session,
-    valid_text,
 )
 from skilldeck.errors import SessionError, SessionNotFoundError
 from skilldeck.llm.messages import Message, Usage
@@ -195,7 +196,7 @@ class SessionStore:
         return self._retry(attempt)
 
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        params = [_storable(p) for p in params]
+        params = [storable(p) for p in params]
         return self._retry(lambda: self._conn.execute(sql, params).fetchall())
 
     # ---- writes ---------------------------------------------------------------
@@ -230,10 +231,10 @@ class SessionStore:
                     now,
                     now,
                     "running",
-                    _storable(model),
-                    _storable(agent),
-                    _storable(str(cwd)),
-                    _storable(task),
+                    storable(model),
+                    storable(agent),
+                    storable(str(cwd)),
+                    storable(task),
                     dumps(meta),
                     parent_id,
                     kind,
@@ -299,7 +300,7 @@ class SessionStore:
         """The full id for ``id_or_prefix`` (a unique prefix is enough, as in git)."""
         rows = self._read(
             "SELECT id FROM sessions WHERE id = ? OR id LIKE ? ESCAPE '\\' LIMIT 3",
-            (id_or_prefix, _like_prefix(id_or_prefix)),
+            (id_or_prefix, like_prefix(id_or_prefix)),
         )
         ids = sorted({r["id"] for r in rows})
         if id_or_prefix in ids:
@@ -396,13 +397,3 @@ _SELECT_SESSIONS = (
 def _is_busy(e: sqlite3.OperationalError) -> bool:
     text = str(e).lower()
     return "locked" in text or "busy" in text
-
-
-def _storable(value: Any) -> Any:
-    """Text SQLite can encode (:func:`valid_text`); the JSON columns escape lone
-    surrogates already."""
-    return valid_text(value) if isinstance(value, str) else value
-
-
-def _like_prefix(prefix: str) -> str:
-    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

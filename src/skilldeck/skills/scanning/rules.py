@@ -1,13 +1,11 @@
 """The scanner's rules, as data: a stable code, a severity, what it flags and why.
 
-Each :class:`Rule` is one regular expression run over the text of a skill's files
-(SKILL.md, references, scripts). A rule may carry ``benign``: when the matched text
-also matches it (a well-known installer host for ``curl … | sh``), the finding keeps
-its code but drops to ``benign_severity`` — the instruction is still there to read,
-it is just not what a supply-chain attack looks like. Checks a regular expression
-cannot express (encoded blobs that decode to commands, comments that address the
-model, credentials next to an exfiltration endpoint) live in :mod:`.detectors`; their
-codes are listed in :data:`DETECTOR_CODES` so the table of codes stays in one place.
+Each :class:`Rule` is one regular expression over the text of a skill's files. With
+``benign``, matched text that also matches it (a known installer host for ``curl … |
+sh``) keeps its code at ``benign_severity``: still there to read, not what a
+supply-chain attack looks like. What a regular expression cannot express (blobs that
+decode to commands, comments addressing the model, credentials beside an exfiltration
+endpoint) lives in :mod:`.detectors`, its codes in :data:`DETECTOR_CODES`.
 
 Codes are stable: SC1xx download-and-execute, SC2xx exfiltration endpoints, SC3xx
 encoded payloads, SC4xx invisible text, SC5xx credentials, SC6xx safety settings.
@@ -291,9 +289,8 @@ RULES: tuple[Rule, ...] = (
         "SC406",
         Severity.HIGH,
         "terminal escape sequence",
-        "it redraws, hides or recolours text for whoever reads the file in a terminal "
-        "(cat, less -R, a diff), or sets the clipboard (OSC 52)",
-        re.compile("\x1b[\\[\\]PX^_]|\x9b|\x9d"),
+        "it hides or redraws text in a terminal (cat, less -R), or sets the clipboard",
+        re.compile("\x1b[\\[\\]PX^_]|[\x9b\x9d]"),
         needles=("\x1b", "\x9b", "\x9d"),
     ),
     Rule(
@@ -396,9 +393,8 @@ DETECTOR_CODES: dict[str, tuple[Severity, str]] = {
 
 def describe() -> list[dict[str, str]]:
     """Every code with its default severity and title (for ``skills scan --rules``)."""
-    rows = [{"code": r.code, "severity": r.severity.value, "title": r.title} for r in RULES]
-    rows += [
+    table = {r.code: (r.severity, r.title) for r in RULES} | DETECTOR_CODES
+    return [
         {"code": code, "severity": sev.value, "title": title}
-        for code, (sev, title) in DETECTOR_CODES.items()
+        for code, (sev, title) in sorted(table.items())
     ]
-    return sorted(rows, key=lambda row: row["code"])

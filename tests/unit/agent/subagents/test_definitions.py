@@ -101,5 +101,5 @@ def test_fields_of_the_wrong_shape_are_sd404_with_their_line(tmp_path: Path) -> 
             load_definition(path, source="user")
         assert caught.value.code == "SD404" and caught.value.line == 4
     path.write_text("no frontmatter\n")
-    with pytest.raises(SkillParseError, match="odd.md must start with"):
+    with pytest.raises(SkillParseError, match=r"odd\.md must start with"):
         load_definition(path, source="user")
