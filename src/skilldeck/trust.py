@@ -337,7 +337,7 @@ def accept_created_root(workspace: Path, home: Path, root: str) -> bool:
     that could write the store anyway. Re-reads the store; changes nothing unless the
     folder is stored with its config unchanged. True when ``root`` is now accepted."""
     real = os.path.realpath(workspace)
-    folders = _load_store(home, strict=True)
+    folders = _load_store(home)  # (unusable: no record, nothing written; the install stands)
     record = folders.get(real)
     data, problem = read_config(Path(real), home)
     if root not in CONTROL_ROOTS or record is None or problem:

@@ -73,6 +73,7 @@ from skilldeck.skills.packaging.signing import (
     sign,
     signer_of,
 )
+from skilldeck.skills.packaging.skillpack import is_encrypted
 from skilldeck.skills.packaging.sourcelabel import source_label, validated
 from skilldeck.skills.packaging.unpack import (
     MAX_BYTES,
@@ -131,6 +132,7 @@ def pack(
     skipped: list[str] = []
     files = collect_files(folder, max_files=MAX_FILES, max_bytes=MAX_BYTES, skipped=skipped)
     _report_skipped(skipped, warnings)
+    files.pop(_relative_inside(dest, folder) or "", None)  # never pack the package itself
     buf = io.BytesIO()
     hashes: dict[str, str] = {}
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -174,27 +176,31 @@ def _output_path(output: Path | None, name: str) -> Path:
     return output / f"{name}.skill" if output.is_dir() else output
 
 
-#: the starts of a file ``pack`` may replace: a zip (.skill), an age file (.skillpack)
-_PACKAGE_MAGIC = (b"PK\x03\x04", b"age-encryption.org/", b"-----BEGIN AGE ENCRYPTED FILE")
-
-
 def check_output(dest: Path, folder: Path, sign_key: Path | None = None) -> None:
-    """Refuse a package path that would destroy something: a file in the skill folder
-    (``-o SKILL.md``), the signing key, a file that is no earlier package (notes.md)."""
-    if _relative_inside(dest, folder) is not None:
+    """Refuse a package path that would destroy something: a file of the skill (``-o
+    SKILL.md``; a ``.skill`` file in the folder is fine and left out of the package),
+    the signing key, an existing file that is not an earlier package (notes.md, a
+    .docx: any zip without a skilldeck manifest)."""
+    if _relative_inside(dest, folder) is not None and dest.suffix.lower() != ".skill":
         raise PackageError(
             f"{dest} is inside the skill folder {folder}; write the package elsewhere "
-            "(the default is the current folder)."
+            "(-o ../NAME.skill) or name it NAME.skill."
         )
     if sign_key is not None and dest.exists() and dest.resolve() == Path(sign_key).resolve():
         raise PackageError(f"{dest} is the signing key; write the package elsewhere.")
-    if dest.is_file():
-        with dest.open("rb") as fh:
-            if not fh.read(32).startswith(_PACKAGE_MAGIC):
-                raise PackageError(
-                    f"{dest} exists and is not a skill package; remove it or choose "
-                    "another -o (only an earlier .skill or .skillpack is replaced)."
-                )
+    if dest.is_file() and not (_is_skill_zip(dest) or is_encrypted(dest)):
+        raise PackageError(
+            f"{dest} exists and is not a skill package; remove it or choose another -o "
+            "(only an earlier .skill or .skillpack is replaced)."
+        )
+
+
+def _is_skill_zip(path: Path) -> bool:
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return any(n.rsplit("/", 1)[-1] == MANIFEST_NAME for n in zf.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return False
 
 
 def _relative_inside(path: Path, folder: Path) -> str | None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -20,14 +21,18 @@ def _skill(folder: Path) -> Path:
     return folder
 
 
-def test_a_path_inside_the_skill_folder_is_refused(tmp_path: Path) -> None:
+def test_a_skill_file_may_go_inside_the_folder_and_nothing_else(tmp_path: Path) -> None:
     skill = _skill(tmp_path / "demo")
     before = (skill / "SKILL.md").read_bytes()
-    for output in (skill / "SKILL.md", skill, skill / "sub.skill"):
+    for output in (skill / "SKILL.md", skill / "notes.txt", skill / "demo.zip"):
         with pytest.raises(PackageError, match="inside the skill folder"):
             pack(skill, output=output)
     assert (skill / "SKILL.md").read_bytes() == before
-    assert sorted(p.name for p in skill.iterdir()) == ["SKILL.md"]
+    packed = pack(skill, output=skill)  # `cd demo && skilldeck skills pack .`
+    assert packed == skill / "demo.skill"
+    again = pack(skill, output=skill)
+    with zipfile.ZipFile(again) as zf:
+        assert not any(n.endswith(".skill") for n in zf.namelist())  # never packs itself
 
 
 def test_the_signing_key_and_other_files_are_never_replaced(tmp_path: Path) -> None:
@@ -38,9 +43,14 @@ def test_the_signing_key_and_other_files_are_never_replaced(tmp_path: Path) -> N
         pack(skill, output=key, sign_key=key)
     notes = tmp_path / "notes.md"
     notes.write_text("important\n", encoding="utf-8")
-    with pytest.raises(PackageError, match="is not a skill package"):
-        pack(skill, output=notes)
+    document = tmp_path / "report.docx"  # a zip, but no skill package
+    with zipfile.ZipFile(document, "w") as zf:
+        zf.writestr("word/document.xml", "<w/>")
+    for output in (notes, document):
+        with pytest.raises(PackageError, match="is not a skill package"):
+            pack(skill, output=output)
     assert key.read_bytes() == secret and notes.read_text() == "important\n"
+    assert zipfile.ZipFile(document).namelist() == ["word/document.xml"]
 
 
 def test_an_earlier_package_is_replaced(tmp_path: Path) -> None:
