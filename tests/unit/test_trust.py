@@ -203,3 +203,14 @@ def test_a_damaged_store_trusts_nothing_and_is_never_overwritten(
             with pytest.raises(ConfigError, match=r"trust store .* cannot be used"):
                 write()
         assert store.read_text(encoding="utf-8") == damage
+
+
+def test_recording_an_installed_root_never_fails_on_a_damaged_store(
+    ws: Path, skilldeck_home: Path
+) -> None:
+    from skilldeck.trust import accept_created_root
+
+    store_path(skilldeck_home).parent.mkdir(parents=True, exist_ok=True)
+    store_path(skilldeck_home).write_text("[1]", encoding="utf-8")
+    assert accept_created_root(ws, skilldeck_home, ".skilldeck/skills") is False
+    assert store_path(skilldeck_home).read_text(encoding="utf-8") == "[1]"

@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from skilldeck.agent.store.migrations import apply_migrations
+from skilldeck.agent.store.migrations import MIGRATIONS, apply_migrations
 from skilldeck.errors import SessionError
 
 __all__ = [
@@ -79,9 +79,25 @@ def migrate(path: Path, db: sqlite3.Connection) -> None:
     try:
         apply_migrations(db)
     except sqlite3.OperationalError as e:
-        if is_foreign_schema(e):
+        if not is_foreign_schema(e):
+            raise
+        if not _holds_our_migrations(db):
             raise foreign_schema(path, e) from e
-        raise
+        # our own store failed to upgrade: a skilldeck bug, not the user's file to blame
+        raise SessionError(
+            f"Session store {path} could not be upgraded ({e}). This is a skilldeck bug: "
+            f"please report it. {_move_aside(path)}"
+        ) from e
+
+
+def _holds_our_migrations(db: sqlite3.Connection) -> bool:
+    """Whether skilldeck made this store (a migration of ours is recorded in it)."""
+    try:
+        rows = db.execute("SELECT name FROM migrations").fetchall()
+    except sqlite3.Error:
+        return False
+    ours = {m.name for m in MIGRATIONS}
+    return any(row[0] in ours for row in rows)
 
 
 def store_damaged(path: Path, e: sqlite3.Error) -> SessionError:

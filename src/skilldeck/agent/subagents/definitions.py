@@ -160,7 +160,8 @@ def load_definition(path: Path, *, source: str) -> AgentDefinition:
             code="SD401",
         )
     max_turns = _max_turns(data.get("max-turns"), path, parsed.key_lines.get("max-turns"))
-    _check_types(data, path, parsed.key_lines)
+    lines = {canonical_field(str(k)): n for k, n in parsed.key_lines.items()}
+    _check_types(data, path, lines)
     body = path.read_bytes()[parsed.body_offset :].decode("utf-8", errors="replace").strip()
     return AgentDefinition(
         name=name,
@@ -180,26 +181,26 @@ def load_definition(path: Path, *, source: str) -> AgentDefinition:
 
 #: AGENT.md fields and what each must be: text, or text / a list of texts
 _TEXT_FIELDS = ("description", "model")
+#: YAML scalars, read as the text they were written as
+_SCALARS = (str, int, float, bool)
 _LIST_FIELDS = ("tools", "disallowed-tools", "skills")
 
 
 def _check_types(data: dict[str, Any], path: Path, lines: dict[str, int]) -> None:
-    """SD404 for a field of the wrong shape (``model: [x]``, ``tools: 5``,
-    ``skills: {a: 1}``), which used to surface later as a Python repr or as a skill
-    that does not exist, naming neither the file nor the line."""
+    """SD404 for a field of the wrong shape (``model: [x]``, ``skills: {a: 1}``), which
+    used to surface later as a Python repr or as a skill that does not exist, naming
+    neither the file nor the line. A YAML scalar (``description: 2024``) is its text."""
     for key in (*_TEXT_FIELDS, *_LIST_FIELDS):
         value = data.get(key)
-        if value is None or isinstance(value, str):
+        if value is None or isinstance(value, _SCALARS):
             continue
-        if (
-            key in _LIST_FIELDS
-            and isinstance(value, list)
-            and all(isinstance(v, str) for v in value)
-        ):
+        listed = key in _LIST_FIELDS and isinstance(value, list)
+        if listed and all(isinstance(v, _SCALARS) for v in value):
             continue
         shape = "text" if key in _TEXT_FIELDS else "a name or a list of names"
+        kind = "a table" if isinstance(value, dict) else "a list"
         raise SkillParseError(
-            f"{key} must be {shape}, not {type(value).__name__} {value!r}",
+            f"{key} must be {shape}, not {kind}: {value!r}",
             path=path,
             line=lines.get(key),
             code="SD404",

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from skilldeck._atomic import atomic_write_text
 from skilldeck.errors import SecretsError
+from skilldeck.skills.model.names import unsafe_name_reason
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
@@ -53,8 +54,6 @@ KEYRING_SERVICE = "skilldeck"
 #: shortest value that is accepted, and so redacted
 MIN_REDACTED = 6
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}\Z")
-#: what a skill's name can be (lenient discovery allows more than the spec's a-z0-9-)
-_SKILL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 
 
 def check_secret_name(name: str) -> str:
@@ -71,10 +70,11 @@ def check_skill_name(skill: str | None) -> str | None:
     """``skill`` when it names a skill (or is None: every skill), else a SecretsError.
     An empty name must not fall through to the global value: ``--skill "$SKILL"`` with
     ``SKILL`` unset would overwrite or delete the credential every skill shares."""
-    if skill is not None and (not _SKILL.match(skill) or ".." in skill):
+    why = unsafe_name_reason(skill) if skill is not None else None
+    if why is not None:
         raise SecretsError(
-            f"{skill!r} is not a skill name: use the name `skilldeck skills list` shows "
-            "(letters, digits, `-`, `_`, `.`), or leave --skill out for every skill."
+            f"{skill!r} is not a skill name ({why}): use the name `skilldeck skills list` "
+            "shows, or leave --skill out for every skill."
         )
     return skill
 

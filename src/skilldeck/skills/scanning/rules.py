@@ -290,8 +290,8 @@ RULES: tuple[Rule, ...] = (
         Severity.HIGH,
         "terminal escape sequence",
         "it hides or redraws text in a terminal (cat, less -R), or sets the clipboard",
-        re.compile("\x1b[\\[\\]PX^_]|[\x9b\x9d]"),
-        needles=("\x1b", "\x9b", "\x9d"),
+        re.compile("\x1b[\\[\\]PX^_c78M]|[\x90\x9b\x9d-\x9f]"),
+        needles=("\x1b", "\x90", "\x9b", "\x9d", "\x9e", "\x9f"),
     ),
     Rule(
         "SC501",

@@ -167,3 +167,24 @@ def test_a_broken_event_row_is_a_session_error(tmp_path: Path) -> None:
     _sql(db, "UPDATE events SET json = 'nope' WHERE session_id = ?", sid)
     with SessionStore(db) as store, pytest.raises(SessionError, match="event 0 does not"):
         store.events(sid)
+
+
+def test_our_own_store_failing_to_upgrade_is_not_called_foreign(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skilldeck.agent.store import migrations
+
+    db = tmp_path / "sessions.db"
+    _store_with_sessions(db, 1)
+
+    def broken(conn: sqlite3.Connection) -> None:
+        conn.execute("ALTER TABLE no_such_table ADD COLUMN x TEXT")
+
+    bad = migrations.Migration("m999_broken", broken)
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, bad])
+    monkeypatch.setattr("skilldeck.agent.store.damage.MIGRATIONS", migrations.MIGRATIONS)
+    with pytest.raises(SessionError, match="could not be upgraded") as caught:
+        SessionStore(db)
+    assert "skilldeck bug" in str(caught.value) and "not a skilldeck session store" not in str(
+        caught.value
+    )

@@ -94,7 +94,7 @@ def test_fields_of_the_wrong_shape_are_sd404_with_their_line(tmp_path: Path) -> 
     from skilldeck.agent.subagents.definitions import load_definition
     from skilldeck.errors import SkillParseError
 
-    for field, value in (("tools", "5"), ("model", "[x]"), ("skills", "{a: 1}")):
+    for field, value in (("tools", "[[a]]"), ("model", "[x]"), ("skills", "{a: 1}")):
         path = tmp_path / "odd.md"
         path.write_text(f"---\nname: odd\ndescription: d\n{field}: {value}\n---\nBody\n")
         with pytest.raises(SkillParseError, match=f"{field} must be") as caught:
@@ -103,3 +103,17 @@ def test_fields_of_the_wrong_shape_are_sd404_with_their_line(tmp_path: Path) -> 
     path.write_text("no frontmatter\n")
     with pytest.raises(SkillParseError, match=r"odd\.md must start with"):
         load_definition(path, source="user")
+
+
+def test_yaml_scalars_are_text_and_lines_follow_the_key_as_written(tmp_path: Path) -> None:
+    from skilldeck.agent.subagents.definitions import load_definition
+    from skilldeck.errors import SkillParseError
+
+    path = tmp_path / "ok.md"
+    path.write_text("---\nname: ok\ndescription: 2024\ntools: 5\n---\nBody\n")
+    loaded = load_definition(path, source="user")
+    assert loaded.description == "2024" and loaded.tools == ["5"]
+    path.write_text("---\nname: ok\ndescription: d\ndisallowed_tools: {a: 1}\n---\nB\n")
+    with pytest.raises(SkillParseError) as caught:
+        load_definition(path, source="user")
+    assert caught.value.code == "SD404" and caught.value.line == 4

@@ -92,7 +92,7 @@ def write_json_rows(rows: list[dict[str, Any]]) -> None:
     if sys.stdout.isatty():
         print_json(rows)
     else:
-        sys.stdout.write(json.dumps(rows, ensure_ascii=False))
+        sys.stdout.write(json_text(rows))
         sys.stdout.write("\n")
     sys.stdout.flush()
 
