@@ -39,10 +39,8 @@ from typing import Any
 
 from skilldeck._atomic import atomic_write_bytes
 from skilldeck.config import Settings
-from skilldeck.errors import PackageError, SkillValidationError
-from skilldeck.skills.format import load_skill
-from skilldeck.skills.model.diagnostics import errors_of, warnings_of
-from skilldeck.skills.model.skill import Skill
+from skilldeck.errors import PackageError
+from skilldeck.skills.model.diagnostics import warnings_of
 from skilldeck.skills.packaging import hooks
 from skilldeck.skills.packaging.hooks import InstallOptions, StagedCheck, StagedSkill
 from skilldeck.skills.packaging.lockfile import (
@@ -125,7 +123,7 @@ def pack(
     folder = Path(folder)
     if not folder.is_dir():
         raise PackageError(f"{folder} is not a directory; pass a skill folder to pack.")
-    skill = _load_valid(folder)
+    skill = validated(folder, str(folder), local=True)  # any validation error refuses it
     key = load_private_key(sign_key) if sign_key else None
     dest = _output_path(output, safe_name(skill.name))
     check_output(dest, folder, sign_key)
@@ -208,18 +206,6 @@ def _relative_inside(path: Path, folder: Path) -> str | None:
         return path.resolve().relative_to(folder.resolve()).as_posix()
     except ValueError:
         return None
-
-
-def _load_valid(folder: Path) -> Skill:
-    """Load the skill in ``folder``; any validation *error* refuses it."""
-    skill, diagnostics = load_skill(folder)
-    errors = errors_of(diagnostics)
-    if skill is None or errors:
-        listed = "\n".join(f"  {d}" for d in (errors or diagnostics)) or "  (no SKILL.md found)"
-        raise SkillValidationError(
-            f"{folder} is not a valid skill:\n{listed}", path=folder, diagnostics=diagnostics
-        )
-    return skill
 
 
 # ---- install --------------------------------------------------------------------------
