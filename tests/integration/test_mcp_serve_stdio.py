@@ -167,3 +167,40 @@ async def test_http_transport_through_skilldeck_mcp_client(
             }
             loaded = await tools["mcp__deck__load_skill"].call({"name": "demo", "args": "y"}, ctx)
     assert "Demo body: y" in loaded.content
+
+
+def test_http_transport_refuses_a_foreign_host_or_origin(http_server: str) -> None:
+    import http.client
+    import json as _json
+    from urllib.parse import urlsplit
+
+    url = urlsplit(http_server)
+    body = _json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+    )
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    for extra, status in (
+        ({"Host": "evil.example"}, 421),
+        ({"Origin": "http://evil.example"}, 403),
+    ):
+        conn = http.client.HTTPConnection(url.hostname or "", url.port, timeout=10)
+        conn.request("POST", url.path, body=body, headers={**headers, **extra})
+        assert conn.getresponse().status == status, extra
+        conn.close()
+
+
+def test_http_transport_listens_on_this_machine_only(tmp_path: Path) -> None:
+    env = {**os.environ, "SKILLDECK_HOME": str(tmp_path / ".skilldeck")}
+    cmd = [sys.executable, "-m", "skilldeck.cli.main", "mcp", "serve", "--no-defaults"]
+    cmd += ["--root", str(tmp_path), "--transport", "http", "--host", "0.0.0.0"]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "listens on this machine only" in done.stderr

@@ -16,6 +16,7 @@ from typing import Annotated
 
 import anyio
 import typer
+from mcp.server.transport_security import TransportSecuritySettings
 
 from skilldeck.cli.common import NoDefaultsOption, RootOption, fail
 from skilldeck.cli.workspace import settings_for_roots
@@ -34,7 +35,9 @@ def serve_cmd(
     transport: Annotated[
         Transport, typer.Option("--transport", help="stdio (default) or streamable HTTP.")
     ] = Transport.stdio,
-    host: Annotated[str, typer.Option("--host", help="HTTP bind address.")] = "127.0.0.1",
+    host: Annotated[
+        str, typer.Option("--host", help="HTTP bind address: this machine only (no login).")
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="HTTP port.")] = 8765,
     allow_scripts: Annotated[
         bool | None,
@@ -54,13 +57,29 @@ def serve_cmd(
     """Serve skills over MCP: tools list_skills, load_skill, read_skill_resource
     (and run_skill_script when allowed), skill:// resources, and prompts."""
     _check_roots(root or [], no_defaults)
+    if transport is Transport.http and not _loopback(host):
+        fail(
+            f"--host {host}: the MCP HTTP server has no login, so it listens on this machine "
+            "only (127.0.0.1, ::1 or localhost); to serve others, put it behind a proxy "
+            "that authenticates.",
+            code=2,
+        )
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING)
     settings = settings_for_roots(no_defaults)
     registry = SkillRegistry.discover(settings, roots=root or (), no_defaults=no_defaults)
     server = build_server(registry, allow_scripts=allow_scripts, poll_interval=poll_interval)
     if transport is Transport.http:
         _check_listenable(host, port)
-        anyio.run(lambda: server.run_streamable_http_async(host=host, port=port))
+        # Host and Origin checked on every loopback spelling (the SDK does it only for
+        # 127.0.0.1, localhost and ::1): a web page cannot reach it by DNS rebinding
+        names = dict.fromkeys([f"[{host}]" if ":" in host else host, "127.0.0.1", "localhost"])
+        guard = TransportSecuritySettings(
+            allowed_hosts=[*(f"{n}:*" for n in names), "[::1]:*"],
+            allowed_origins=[*(f"http://{n}:*" for n in names), "http://[::1]:*"],
+        )
+        anyio.run(
+            lambda: server.run_streamable_http_async(host=host, port=port, transport_security=guard)
+        )
     else:
         anyio.run(server.run_stdio_async)
 
@@ -96,3 +115,8 @@ def _check_listenable(host: str, port: int) -> None:
             probe.bind(address)
         except OSError as e:
             fail(f"Cannot listen on {host}:{port}: {e.strerror or e} (try another --port).")
+
+
+def _loopback(host: str) -> bool:
+    name = host.strip("[]").lower()
+    return name in ("localhost", "::1") or name.startswith("127.")
