@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from hypothesis import given
@@ -116,3 +117,18 @@ def test_split_arguments_falls_back_on_unbalanced_quotes() -> None:
 @given(st.text(alphabet=st.characters(blacklist_characters="$\\"), max_size=200))
 def test_text_without_dollar_is_unchanged(body: str) -> None:
     assert sub(body, None) == body
+
+
+@given(st.text(alphabet="ab '\"\\\t\n\r\x0b$`#é ", max_size=24))
+def test_arguments_split_exactly_as_shlex_does(text: str) -> None:
+    try:
+        expected = shlex.split(text)
+    except ValueError:  # unbalanced quotes: whitespace splitting
+        expected = text.split()
+    assert split_arguments(text) == expected
+
+
+def test_one_huge_argument_splits() -> None:
+    # shlex needed minutes of CPU for this (it grows a word a character at a time)
+    assert split_arguments("z" * 2_000_000) == ["z" * 2_000_000]
+    assert split_arguments("a\\ " * 200_000) == ["a " * 200_000]
