@@ -145,7 +145,7 @@ class _AppState:
 
     async def agui(self, request: Request) -> Response:
         try:
-            run_input = RunAgentInput.model_validate(json.loads(await request.body()))
+            run_input = RunAgentInput.model_validate(_json_body(await request.body()))
         except ValidationError as e:
             return _error(422, f"Not a RunAgentInput: {_fields_at_fault(e)}")
         except ValueError as e:
@@ -259,6 +259,21 @@ def _fields_at_fault(error: ValidationError) -> str:
     ]
     more = len(error.errors()) - len(parts)
     return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+
+
+def _json_body(raw: bytes) -> Any:
+    """The request's JSON; ValueError for what must be a 422, not a 500 or a session
+    that runs and cannot be shown: nesting past the parser's depth, and ``\\ud800``
+    escapes, which decode to text that no reply, store or stream can encode."""
+    try:
+        data = json.loads(raw)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deeply") from None
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("a string holds a lone surrogate (\\ud800-\\udfff), not text") from None
+    return data
 
 
 def _first_line(error: Exception) -> str:

@@ -34,6 +34,7 @@ from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = [
@@ -227,6 +228,8 @@ class Guard:
         except _TooLarge:
             if not started:
                 await _plain(send, 413, "The request body is too large.")
+        except ClientDisconnect:  # the client left mid-body: nobody to answer, no traceback
+            return
 
 
 def _route_path(scope: Scope) -> str:

@@ -112,6 +112,18 @@ async def test_a_foreign_thread_id_is_an_alias_of_its_new_session(service: Sessi
     assert events(body)[-1]["outcome"]["type"] == "interrupt"  # the question, next
 
 
+async def test_undecodable_run_inputs_are_422_and_start_nothing(service: SessionService) -> None:
+    async with client(create_app(service=service)) as http:
+        surrogate = b'{"threadId":"t","runId":"r","state":{},"messages":[{"id":"m","role":"user",'
+        surrogate += b'"content":"hi \\ud800"}],"tools":[],"context":[],"forwardedProps":{}}'
+        lone = await http.post("/agui", content=surrogate)
+        assert lone.status_code == 422 and "lone surrogate" in lone.text
+        deep = b'{"threadId":"a","runId":"r","messages":[],"state":' + b"[" * 5000 + b"]" * 5000
+        nested = await http.post("/agui", content=deep + b"}")
+        assert nested.status_code == 422 and "nested too deeply" in nested.text
+    assert service.list() == []
+
+
 async def test_bad_run_inputs(service: SessionService) -> None:
     async with client(create_app(service=service)) as http:
         assert (await http.post("/agui", content=b"{not json")).status_code == 422
@@ -253,3 +265,20 @@ async def test_websockets_are_refused() -> None:
     guard = Guard(app, GuardOptions.make())
     await guard({"type": "websocket", "path": "/agui", "headers": []}, receive, send)
     assert sent == [{"type": "websocket.close", "code": 1008}]
+
+
+async def test_a_client_leaving_mid_body_ends_quietly(service: SessionService) -> None:
+    sent: list[dict[str, Any]] = []
+    app = create_app(service=service)
+    messages = iter([{"type": "http.request", "body": b"{", "more_body": True}])
+
+    async def receive() -> dict[str, Any]:
+        return next(messages, {"type": "http.disconnect"})
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    headers = [(b"host", b"127.0.0.1:8765"), (b"content-length", b"1000")]
+    scope = {"type": "http", "method": "POST", "path": "/agui", "headers": headers}
+    await app({**scope, "query_string": b"", "root_path": ""}, receive, send)  # no exception
+    assert service.list() == []
