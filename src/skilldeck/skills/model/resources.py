@@ -66,13 +66,20 @@ def list_resources(folder: Path) -> list[str]:
 
 def read_resource(folder: Path, skill_name: str, relative: str) -> str:
     """One file of the skill at ``folder``, read without following links out of it."""
-    target = resolve_resource(folder, skill_name, relative)
-    if not target.is_file():
+    shown = relative if len(relative) <= 80 else relative[:60] + "…"
+    try:
+        target = resolve_resource(folder, skill_name, relative)
+        found = target.is_file()
+        data = read_confined(folder, target) if found else b""
+    except OSError as e:  # a name too long, a loop: the system's word for it, with the path
         raise ResourceAccessError(
-            f"Skill {skill_name!r} has no file {relative!r}. "
+            f"Skill {skill_name!r}: cannot read {shown!r} ({e.strerror or e})."
+        ) from e
+    if not found:
+        raise ResourceAccessError(
+            f"Skill {skill_name!r} has no file {shown!r}. "
             f"Available: {', '.join(list_resources(folder)[:20]) or 'none'}."
         )
-    data = read_confined(folder, target)
     return data.decode("utf-8", errors="replace").replace("\r\n", "\n")
 
 
