@@ -27,6 +27,7 @@ from the server, images only from it (a model's Markdown image cannot call home)
 from __future__ import annotations
 
 import hmac
+import re
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -75,6 +76,10 @@ def new_token() -> str:
 
 def is_loopback(host: str) -> bool:
     return host.strip("[]") in {"127.0.0.1", "localhost", "::1"} or host.startswith("127.")
+
+
+#: a Host header as a browser sends it: a name, an IPv4 or a bracketed IPv6, a port
+_HOST_HEADER = re.compile(r"(?P<name>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::[0-9]{1,5})?")
 
 
 @dataclass(frozen=True)
@@ -150,7 +155,8 @@ class Guard:
         allowed = self.options.allowed_hosts
         if "*" in allowed:
             return True
-        name = urlsplit(f"//{host}").hostname or ""
+        match = _HOST_HEADER.fullmatch(host)  # name[:port] only: no userinfo, no second port
+        name = (match.group("name") or "").strip("[]").lower() if match else ""
         return bool(name) and (name in LOOPBACK_NAMES or name in allowed)
 
     def _origin_allowed(self, scope: Scope, headers: dict[str, str], host: str) -> bool:

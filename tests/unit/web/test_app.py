@@ -230,6 +230,8 @@ async def test_cross_site_requests_are_refused(service: SessionService) -> None:
         # DNS rebinding: a page of evil.example resolved to 127.0.0.1
         rebound = {"host": "evil.example:8765", "origin": "http://evil.example:8765"}
         assert (await http.get("/api/sessions", headers=rebound)).status_code == 421
+        for odd in ("evil.com@127.0.0.1:8765", "127.0.0.1:80:90", "127.0.0.1 x", ""):
+            assert (await http.get("/api/health", headers={"host": odd})).status_code == 421
 
 
 async def test_extra_allowed_hosts(service: SessionService) -> None:
