@@ -18,8 +18,7 @@ import re
 __all__ = ["printable"]
 
 #: C0 (but tab and newline, decided per call), DEL, C1 and the bidi controls
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_BREAKS = re.compile("[\t\n]")
+_UNSAFE = "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -33,5 +32,6 @@ def printable(text: str, *, lines: bool = False) -> str:
     one line of a report)."""
     text = text.replace("\r\n", "\n")  # a Windows line end is a line end; a lone CR is not
     if not lines:
-        text = _BREAKS.sub(" ", text)
-    return _UNSAFE.sub(_escape, text)
+        text = text.replace("\t", " ").replace("\n", " ")
+    # compiled on first use (re caches it): every CLI start imports this module
+    return re.sub(_UNSAFE, _escape, text)
