@@ -16,6 +16,7 @@ from skilldeck.agent.subagents import discover_agents
 from skilldeck.cli.common import (
     JsonOption,
     fail,
+    labelled,
     named_path,
     print_json,
     stderr_console,
@@ -54,14 +55,10 @@ def _tools_text(definition: AgentDefinition) -> str:
 def _report_problems(catalog: AgentCatalog) -> None:
     if not catalog.diagnostics:
         return
-    from rich.text import Text
-
     err = stderr_console()
     for d in catalog.diagnostics:
         where = f"{d.path}:{d.line}" if d.line else str(d.path)
-        line = Text("warning", style="yellow")
-        line.append(printable(f" {where}: {d.code} {d.message}"))
-        err.print(line, highlight=False)
+        err.print(labelled("warning", f" {where}: {d.code} {d.message}"), highlight=False)
 
 
 def list_agents(cwd: CwdOption = None, json_: JsonOption = False) -> None:

@@ -22,6 +22,7 @@ from skilldeck.cli.common import NoDefaultsOption, RootOption, fail
 from skilldeck.cli.workspace import settings_for_roots
 from skilldeck.mcp.server import build_server
 from skilldeck.skills.registry import SkillRegistry
+from skilldeck.web.security import is_loopback
 
 
 class Transport(StrEnum):
@@ -57,7 +58,7 @@ def serve_cmd(
     """Serve skills over MCP: tools list_skills, load_skill, read_skill_resource
     (and run_skill_script when allowed), skill:// resources, and prompts."""
     _check_roots(root or [], no_defaults)
-    if transport is Transport.http and not _loopback(host):
+    if transport is Transport.http and not is_loopback(host):
         fail(
             f"--host {host}: the MCP HTTP server has no login, so it listens on this machine "
             "only (127.0.0.1, ::1 or localhost); to serve others, put it behind a proxy "
@@ -115,8 +116,3 @@ def _check_listenable(host: str, port: int) -> None:
             probe.bind(address)
         except OSError as e:
             fail(f"Cannot listen on {host}:{port}: {e.strerror or e} (try another --port).")
-
-
-def _loopback(host: str) -> bool:
-    name = host.strip("[]").lower()
-    return name in ("localhost", "::1") or name.startswith("127.")

@@ -27,6 +27,7 @@ from the server, images only from it (a model's Markdown image cannot call home)
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import re
 import secrets
 from collections.abc import Iterable
@@ -75,7 +76,16 @@ def new_token() -> str:
 
 
 def is_loopback(host: str) -> bool:
-    return host.strip("[]") in {"127.0.0.1", "localhost", "::1"} or host.startswith("127.")
+    """Whether binding ``host`` keeps a server on this machine: ``localhost`` or a
+    loopback address (127.0.0.0/8, ::1) — decided by the address, so a name such as
+    ``127.example.com`` (which DNS may point anywhere) is not loopback."""
+    name = host.strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 #: a Host header as a browser sends it: a name, an IPv4 or a bracketed IPv6, a port

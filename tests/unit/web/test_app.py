@@ -284,3 +284,12 @@ async def test_a_client_leaving_mid_body_ends_quietly(service: SessionService) -
     scope = {"type": "http", "method": "POST", "path": "/agui", "headers": headers}
     await app({**scope, "query_string": b"", "root_path": ""}, receive, send)  # no exception
     assert service.list() == []
+
+
+def test_loopback_is_decided_by_the_address_not_a_prefix() -> None:
+    from skilldeck.web.security import is_loopback
+
+    for host in ("127.0.0.1", "127.0.0.2", "localhost", "LOCALHOST", "::1", "[::1]"):
+        assert is_loopback(host), host
+    for host in ("127.example.com", "0.0.0.0", "::", "192.168.1.5", "evil.example", ""):
+        assert not is_loopback(host), host
