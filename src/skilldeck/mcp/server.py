@@ -48,10 +48,20 @@ from mcp_types import Prompt as MCPPrompt
 from mcp_types import Resource as MCPResource
 from mcp_types import ResourceTemplate as MCPResourceTemplate
 from mcp_types import Tool as MCPTool
+from pydantic import ValidationError
 from pydantic.networks import AnyUrl
 
 from skilldeck import __version__
 from skilldeck.errors import SkilldeckError
+from skilldeck.mcp.arguments import (
+    Limit,
+    Query,
+    ResourcePath,
+    ScriptInput,
+    SkillArgs,
+    SkillName,
+    argument_error,
+)
 from skilldeck.mcp.catalog import (
     LOAD_SKILL_INTRO,
     list_skills_payload,
@@ -168,7 +178,7 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
 
     # ---- tools -----------------------------------------------------------------------
 
-    async def list_skills(self, query: str | None = None, limit: int = 50) -> str:
+    async def list_skills(self, query: Query = None, limit: Limit = 50) -> str:
         """List the available skills (name, description, version) as JSON. With a
         `query`, the skills most relevant to it come first, best first."""
 
@@ -178,7 +188,7 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
 
         return await self._off_loop(payload)
 
-    async def load_skill(self, name: str, args: str | None = None) -> str:
+    async def load_skill(self, name: SkillName, args: SkillArgs = None) -> str:
         """Load a skill's instructions (its SKILL.md body with `args` substituted for
         $ARGUMENTS) and the list of its files."""
 
@@ -190,7 +200,7 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
 
         return await self._off_loop(level2)
 
-    async def read_skill_resource(self, name: str, path: str) -> str:
+    async def read_skill_resource(self, name: SkillName, path: ResourcePath) -> str:
         """Read one file of a skill, `path` relative to the skill folder (e.g.
         references/guide.md). Paths outside the skill folder are refused."""
 
@@ -202,9 +212,7 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
 
         return await self._off_loop(read)
 
-    async def run_skill_script(
-        self, name: str, input: dict[str, Any] | list[Any] | str | None = None
-    ) -> str:
+    async def run_skill_script(self, name: SkillName, input: ScriptInput = None) -> str:
         """Run a script skill's entry point with `input` (JSON) and return its JSON
         result. Runs sandboxed, with a timeout and a scrubbed environment."""
         if not self.allow_scripts:
@@ -224,7 +232,17 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
     ) -> CallToolResult | InputRequiredResult:
         if name == "run_skill_script" and not self.allow_scripts:
             raise ToolError(SCRIPTS_DISABLED)
-        return await super().call_tool(name, arguments, context)
+        tool = self._tool_manager.get_tool(name)
+        if tool is None:
+            names = ", ".join(t.name for t in self._tool_manager.list_tools())
+            raise ToolError(f"Unknown tool {name!r}; this server's tools are: {names}.")
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as e:
+            # pydantic's multi-line report on bad arguments, said in one sentence
+            if isinstance(e.__cause__, ValidationError):
+                raise ToolError(argument_error(name, tool.parameters, e.__cause__)) from e.__cause__
+            raise
 
     async def list_tools(self) -> list[MCPTool]:
         tools = await super().list_tools()
@@ -267,7 +285,9 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
         def read() -> str:
             skill = self.registry.find(name)
             if skill is None:
-                raise ResourceNotFoundError(f"No skill named {name!r}.")
+                raise ResourceNotFoundError(
+                    f"No skill named {name!r} on this server; resources/list shows its skills."
+                )
             try:
                 return resource_text(skill, path)
             except SkilldeckError as e:
