@@ -70,6 +70,7 @@ from skilldeck.mcp.catalog import (
     skill_resources,
 )
 from skilldeck.mcp.changes import ListChangedNotifier, poll_for_changes
+from skilldeck.mcp.stdio import stdio_transport
 from skilldeck.skills.execution import (
     LoadedSkill,
     ScriptRunner,
@@ -330,6 +331,15 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
             description=skill.description,
             messages=[PromptMessage(role="user", content=TextContent(text=text))],
         )
+
+    # ---- transport -------------------------------------------------------------------
+
+    async def run_stdio_async(self) -> None:
+        """Serve on stdin/stdout, as the SDK does, but a line that is not a JSON-RPC
+        message is answered (-32700 / -32600) instead of dropped (:mod:`.stdio`)."""
+        lowlevel = self._lowlevel_server
+        async with stdio_transport() as (read_stream, write_stream):
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
     # ---- following the disk ----------------------------------------------------------
 
