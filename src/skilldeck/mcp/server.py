@@ -33,7 +33,7 @@ import anyio
 import anyio.to_thread
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
@@ -292,7 +292,9 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
             try:
                 return resource_text(skill, path)
             except SkilldeckError as e:
-                raise ResourceError(str(e)) from e
+                # the client's mistake (no such file, a path out of the skill): -32602,
+                # not the -32603 internal error the SDK gives a plain ResourceError
+                raise ResourceNotFoundError(str(e)) from e
 
         text = await self._off_loop(read)
         mime = "text/markdown" if path.endswith(".md") else "text/plain"

@@ -107,14 +107,17 @@ async def test_an_unknown_tool_names_the_tools_there_are(client: Client) -> None
     [
         ("skill://nope/SKILL.md", "No skill named 'nope' on this server; resources/list"),
         ("file:///etc/passwd", "skill resources look like skill://<name>/SKILL.md"),
+        ("skill://demo/nope.md", "Skill 'demo' has no file 'nope.md'"),
+        ("skill://demo/..%2F..%2Fsecret.txt", "escapes the folder of skill 'demo'"),
     ],
 )
-async def test_an_unknown_resource_is_a_clear_protocol_error(
+async def test_an_unknown_resource_is_a_clear_invalid_params_error(
     client: Client, uri: str, says: str
 ) -> None:
     with pytest.raises(MCPError) as caught:
         await client.read_resource(uri)
     assert says in str(caught.value)
+    assert caught.value.code == types.INVALID_PARAMS  # the client's mistake, not -32603
 
 
 class _Args(BaseModel):
