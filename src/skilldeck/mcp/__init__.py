@@ -1,3 +1,5 @@
 """Model Context Protocol: a server that exposes the skill catalog to MCP clients
-(:mod:`.server`, :mod:`.catalog`) and a client that brings configured MCP servers'
-tools into skilldeck (:mod:`.client`)."""
+(:mod:`.server`, :mod:`.catalog`, :mod:`.changes`; its stdio transport, which answers
+malformed lines, in :mod:`.stdio`; its tool arguments and their errors in
+:mod:`.arguments`) and a client that brings configured MCP servers' tools into
+skilldeck (:mod:`.client`)."""
