@@ -53,8 +53,7 @@ def prepared_root(settings: Settings, scope: Scope) -> Iterator[Path]:
     once the install succeeded, so no record ever names a root that is not there.
     """
     root = skills_root(settings, scope)
-    created = list(itertools.takewhile(lambda d: not d.exists(), (root, *root.parents)))
-    root.mkdir(parents=True, exist_ok=True)
+    created = _make_folders(root)
     try:
         yield root
     except BaseException:
@@ -64,9 +63,50 @@ def prepared_root(settings: Settings, scope: Scope) -> Iterator[Path]:
         accept_created_root(settings.workspace, settings.home, _WORKSPACE_ROOT)
 
 
+def _make_folders(root: Path) -> list[Path]:
+    """Create ``root`` and its missing parents; the folders *this* call created,
+    deepest first. One another install created meanwhile is not ours (its ``mkdir``
+    won), so a failure here never removes it. A dangling symlink or a file in the
+    way is an error naming it, not a bare "File exists"."""
+    missing = list(itertools.takewhile(lambda d: not d.is_dir(), (root, *root.parents)))
+    made: list[Path] = []
+    for folder in reversed(missing):
+        try:
+            folder.mkdir()
+        except FileExistsError:
+            if not folder.is_dir():
+                _remove_empty(made[::-1])
+                raise _in_the_way(folder) from None
+            continue  # another install made it first
+        except OSError as e:
+            _remove_empty(made[::-1])
+            raise PackageError(
+                f"Cannot create {folder}: {e.strerror or e}; fix its parent folder's "
+                "permissions (or install with the other --scope)."
+            ) from e
+        made.append(folder)
+    return made[::-1]
+
+
+def _in_the_way(folder: Path) -> PackageError:
+    if folder.is_symlink():
+        return PackageError(
+            f"{folder} is a symlink to {os.readlink(folder)}, which does not exist (or is "
+            f"not a folder); remove the link (`rm {folder}`) or create the folder it "
+            "points to, then install again."
+        )
+    return PackageError(
+        f"{folder} exists and is not a folder; move it out of the way, then install again."
+    )
+
+
 def _remove_empty(created: list[Path]) -> None:
     """Remove the folders in ``created`` (deepest first) that are empty; a lock guard
-    left in one (with no lock file beside it) goes first."""
+    left in one (with no lock file beside it) goes first. Nothing is removed while
+    another install stages a skill in the scope's folder (its ``.install-*`` folder
+    is there): the skills root it is about to move into must stay."""
+    if created and any(created[0].parent.glob(".install-*")):
+        return
     for folder in created:
         guard = folder / _GUARD
         if guard.is_file() and not (folder / LOCK_FILENAME).exists():
@@ -99,6 +139,7 @@ def commit_and_record(
     """Move the staged folder into place and write its lock entry, or undo the move."""
     target = root / entry.name
     with locked(lock_path(settings, scope)) as lock:
+        root.mkdir(exist_ok=True)  # a concurrent refused install may have removed it
         backup = _commit(staged.folder, target, force=force, backups=root.parent / "backups")
         lock.skills[entry.name] = entry
         try:
