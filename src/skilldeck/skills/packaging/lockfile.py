@@ -45,7 +45,12 @@ from skilldeck.skills.packaging.filetree import (
     sha256_file,
     tree_digest,
 )
-from skilldeck.skills.packaging.lockschema import entry_fields, skills_table
+from skilldeck.skills.packaging.lockschema import (
+    entry_fields,
+    reinstall_command,
+    skills_table,
+    without_entry,
+)
 
 try:  # POSIX advisory locks; on other platforms installs are simply not serialised
     import fcntl
@@ -72,6 +77,8 @@ __all__ = [
     "SourceKind",
     "VerifyProblem",
     "collect_files",
+    "drop_entry",
+    "guarded",
     "hash_tree",
     "installed",
     "is_excluded",
@@ -79,6 +86,7 @@ __all__ = [
     "lock_path",
     "locked",
     "open_file",
+    "recorded_names",
     "sha256_file",
     "skills_root",
     "tree_digest",
@@ -161,6 +169,11 @@ class LockEntry:
     def origin(self) -> Origin:
         return Origin(self.kind, self.source, self.ref, self.commit, self.subpath, self.pinned)
 
+    def reinstall_command(self, scope: Scope) -> str:
+        """``skilldeck skills install …`` that installs this skill again as it was
+        (its source, git ref and folder inside the source), over what is there."""
+        return reinstall_command(self.to_dict(), user=scope == "user")
+
     @classmethod
     def from_dict(cls, name: str, data: object, *, path: Path | None = None) -> LockEntry:
         """An entry as stored, each field checked (:mod:`.lockschema`: a malformed one is
@@ -209,16 +222,45 @@ class LockFile:
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[LockFile]:
     """Read-modify-write the lock file at ``path`` under an exclusive advisory lock."""
+    with guarded(path):
+        yield LockFile.read(path)
+
+
+@contextlib.contextmanager
+def guarded(path: Path) -> Iterator[None]:
+    """Hold the exclusive advisory lock of the lock file at ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     guard = path.with_name(f".{path.name}.guard")
     with guard.open("a", encoding="utf-8") as fh:
         if fcntl is not None:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
         try:
-            yield LockFile.read(path)
+            yield
         finally:
             if fcntl is not None:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def recorded_names(path: Path) -> set[str]:
+    """The skills the lock at ``path`` has an entry for, well-formed or not (what
+    ``uninstall`` needs: an entry it cannot read must not keep it from removing the
+    skill). A file that is not a table of entries is still an error."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        raw = json.loads(text)
+    except FileNotFoundError:
+        return set()
+    except (OSError, ValueError) as e:
+        raise PackageError(f"{path}: unreadable lock file ({e}). Fix or remove it.") from e
+    return set(skills_table(path, raw))
+
+
+def drop_entry(path: Path, name: str) -> None:
+    """Take the entry of ``name`` out of the lock at ``path`` (the caller holds
+    :func:`guarded`), leaving every other entry byte for byte as it was — even one
+    this skilldeck cannot read."""
+    text = path.read_text(encoding="utf-8")
+    atomic_write_text(path, without_entry(path, text, name))
 
 
 # ---- verify ---------------------------------------------------------------------------

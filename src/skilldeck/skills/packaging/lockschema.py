@@ -10,13 +10,16 @@ to get a usable lock back. Unknown fields (a newer skilldeck's) are dropped, as 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import json
+import shlex
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from skilldeck.errors import PackageError
 
-__all__ = ["entry_fields", "skills_table"]
+__all__ = ["entry_fields", "reinstall_command", "skills_table", "without_entry"]
 
 _KINDS = ("local", "git", "url", "index")
 
@@ -80,13 +83,14 @@ def entry_fields(path: Path, name: str, data: object) -> dict[str, Any]:
     """The known fields of lock entry ``name``, each checked, absent ones defaulted."""
     if not isinstance(data, dict):
         raise _bad_entry(
-            path, data, f"the entry for skill {name!r} is {_kind_of(data)}, not a table"
+            path, name, data, f"the entry for skill {name!r} is {_kind_of(data)}, not a table"
         )
     out: dict[str, Any] = {}
     for key, (ok, should_be, required, default) in _FIELDS.items():
         if key not in data:
             if required:
-                raise _bad_entry(path, data, f"the entry for skill {name!r} has no {key!r} field")
+                problem = f"the entry for skill {name!r} has no {key!r} field"
+                raise _bad_entry(path, name, data, problem)
             out[key] = default
             continue
         value = data[key]
@@ -95,18 +99,36 @@ def entry_fields(path: Path, name: str, data: object) -> dict[str, Any]:
                 f"in the entry for skill {name!r}, field {key!r} is {_kind_of(value)}; "
                 f"it should be {should_be}"
             )
-            raise _bad_entry(path, data, problem)
+            raise _bad_entry(path, name, data, problem)
         out[key] = value
     return out
 
 
-def _bad_entry(path: Path, data: object, problem: str) -> PackageError:
-    source = data.get("source") if isinstance(data, dict) else None
-    again = f"`skilldeck skills install {source if _text(source) else 'SOURCE'} --force`"
+def reinstall_command(data: Mapping[str, object], *, user: bool = False) -> str:
+    """The ``skills install`` command that installs a lock entry's skill again the way
+    it was installed: its source, the ref asked for (git) and the skill's folder inside
+    the source (``--skill``); fields of the wrong type are left out."""
+    source = data.get("source")
+    words = ["skilldeck skills install", _quoted(source) if _text(source) else "SOURCE"]
+    ref, subpath = data.get("ref"), data.get("subpath")
+    if data.get("kind") == "git" and _text(ref) and _text(source):
+        words[-1] = _quoted(f"{source}@{ref}")
+    if _text(subpath):
+        words.append(f"--skill {_quoted(str(subpath))}")
+    return " ".join([*words, *(["--scope user"] if user else []), "--force"])
+
+
+def _quoted(value: object) -> str:
+    return shlex.quote(str(value))
+
+
+def _bad_entry(path: Path, name: str, data: object, problem: str) -> PackageError:
+    fields = data if isinstance(data, dict) else {}
     return PackageError(
         f"{path}: malformed lock file: {problem}. Restore {path.name} from a backup, or "
-        f"delete that entry from it and reinstall the skill with {again} (add `--scope "
-        "user` when this is the user scope's lock)."
+        f"remove the skill with `skilldeck skills uninstall {_quoted(name)}` (which drops "
+        f"that entry) and reinstall it with `{reinstall_command(fields)}` (add `--scope "
+        "user` to both when this is the user scope's lock)."
     )
 
 
@@ -116,3 +138,79 @@ def _whole_file(path: Path, problem: str) -> PackageError:
         "(skilldeck then forgets what it installed in this scope: reinstall those skills "
         "with --force)."
     )
+
+
+# ---- one entry out, the others untouched ------------------------------------------------
+
+
+def without_entry(path: Path, text: str, name: str) -> str:
+    """The lock file ``text`` with the entry of skill ``name`` taken out, whatever the
+    shape of that entry or of the others: every other byte stays as it was (the
+    entry's own span is cut), so an entry ``uninstall`` cannot read is neither lost
+    nor rewritten. Falls back to writing the remaining entries anew if the text
+    cannot be cut cleanly (a duplicated key, an unusual layout)."""
+    try:
+        raw = json.loads(text)
+    except ValueError as e:
+        raise PackageError(f"{path}: unreadable lock file ({e}). Fix or remove it.") from e
+    table = skills_table(path, raw)
+    expected = {**raw, "skills": {k: v for k, v in table.items() if k != name}}
+    with contextlib.suppress(ValueError, IndexError):
+        cut = _cut_member(text, name)
+        if cut is not None and json.loads(cut) == expected:
+            return cut
+    return json.dumps(expected, indent=2, sort_keys=True) + "\n"
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _cut_member(text: str, name: str) -> str | None:
+    """``text`` without the member ``name`` of its top-level ``"skills"`` object (and
+    the comma that joined it), or None when it is not there exactly once."""
+    tables = [m for m in _members(text, _skip(text, 0)) if m[0] == "skills"]
+    if not tables:
+        return None
+    opened = tables[-1][2]  # the last one counts, as for json.loads
+    spans = _members(text, opened)
+    hits = [i for i, member in enumerate(spans) if member[0] == name]
+    if len(hits) != 1:
+        return None
+    i = hits[0]
+    if len(spans) == 1:  # the only entry: leave an empty table
+        return text[: opened + 1] + text[tables[-1][3] - 1 :]
+    if i + 1 < len(spans):  # the entry and what follows it, up to the next entry's key
+        return text[: spans[i][1]] + text[spans[i + 1][1] :]
+    return text[: spans[i - 1][3]] + text[spans[i][3] :]  # from the comma before it
+
+
+def _skip(text: str, i: int) -> int:
+    """The index of the first non-whitespace character at or after ``i``."""
+    while i < len(text) and text[i] in " \t\n\r":
+        i += 1
+    return i
+
+
+def _members(text: str, at: int) -> list[tuple[str, int, int, int]]:
+    """``(key, where the key starts, where its value starts, where it ends)`` for each
+    member of the JSON object at ``at`` (a ValueError or IndexError if it is not one)."""
+    if text[at] != "{":
+        raise ValueError("not an object")
+    out: list[tuple[str, int, int, int]] = []
+    i = _skip(text, at + 1)
+    while text[i] != "}":
+        if text[i] != '"':
+            raise ValueError("no key")
+        key, after = _DECODER.raw_decode(text, i)  # a JSON string: the member's key
+        colon = _skip(text, after)
+        if text[colon] != ":":
+            raise ValueError("no colon")
+        value = _skip(text, colon + 1)
+        end = _DECODER.raw_decode(text, value)[1]
+        out.append((key, i, value, end))
+        i = _skip(text, end)
+        if text[i] == ",":
+            i = _skip(text, i + 1)
+        elif text[i] != "}":
+            raise ValueError("no comma")
+    return out

@@ -24,10 +24,12 @@ from skilldeck.skills.model.spec import unsafe_name_reason
 from skilldeck.skills.packaging.lockfile import (
     LOCK_FILENAME,
     LockEntry,
-    LockFile,
     Scope,
+    drop_entry,
+    guarded,
     lock_path,
     locked,
+    recorded_names,
     skills_root,
 )
 from skilldeck.skills.packaging.unpack import Staged
@@ -196,21 +198,29 @@ def uninstall(name: str, *, scope: Scope = "workspace", settings: Settings) -> P
     """Remove a skill installed by :func:`install` and its lock entry; returns the path.
 
     Skills skilldeck did not install (no lock entry) are left alone: deleting a
-    hand-written skill by a typo would be unrecoverable.
+    hand-written skill by a typo would be unrecoverable. A malformed entry — this
+    skill's or another's — does not stop it: only this skill's entry is taken out,
+    and the other entries stay as they were, byte for byte.
     """
     safe_name(name)
     root = skills_root(settings, scope)
     target = root / name
     path = lock_path(settings, scope)
-    _must_be_recorded(name, LockFile.read(path), scope)  # before the guard
-    with locked(path) as lock:  # is created: a no-op writes nothing
-        _must_be_recorded(name, lock, scope)  # (again: another process may have won)
+    _must_be_recorded(name, recorded_names(path), path, scope)  # before the guard
+    with guarded(path):  # is created: a no-op writes nothing
+        _must_be_recorded(name, recorded_names(path), path, scope)  # another may have won
         trash: Path | None = None
         if target.exists() or target.is_symlink():
             trash = root.parent / f".uninstall-{name}-{uuid.uuid4().hex[:8]}"
             os.replace(target, trash)
-        del lock.skills[name]
-        lock.write()
+        try:
+            drop_entry(path, name)
+        except (OSError, PackageError) as e:
+            if trash is not None:
+                os.replace(trash, target)
+            if isinstance(e, PackageError):
+                raise
+            raise PackageError(f"Cannot write {path}: {e}; nothing was removed.") from e
     if trash is not None:
         if trash.is_symlink():
             trash.unlink()
@@ -219,9 +229,9 @@ def uninstall(name: str, *, scope: Scope = "workspace", settings: Settings) -> P
     return target
 
 
-def _must_be_recorded(name: str, lock: LockFile, scope: Scope) -> None:
-    if name not in lock.skills:
+def _must_be_recorded(name: str, names: set[str], path: Path, scope: Scope) -> None:
+    if name not in names:
         raise PackageError(
             f"Skill {name!r} is not installed in the {scope} scope (no entry in "
-            f"{lock.path}); skilldeck only removes skills it installed."
+            f"{path}); skilldeck only removes skills it installed."
         )

@@ -12,7 +12,7 @@ import pytest
 
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import PackageError
-from skilldeck.skills.packaging import installed, uninstall, verify
+from skilldeck.skills.packaging import installed, verify
 from skilldeck.skills.packaging.lockfile import LockFile, lock_path
 from skilldeck.skills.sources import check_updates, update
 
@@ -101,13 +101,13 @@ def test_a_malformed_lock_is_an_error_not_an_empty_one(
     assert not any(words in message for words in INTERNALS), message
 
 
-def test_verify_check_update_and_uninstall_all_refuse_it_cleanly(settings: Settings) -> None:
+def test_verify_check_and_update_all_refuse_it_cleanly(settings: Settings) -> None:
+    """(``uninstall`` does not: see test_uninstall_malformed_lock.py.)"""
     write_lock(settings, with_entry(kind="git", source=None))
     for call in (
         lambda: verify(settings),
         lambda: check_updates(settings),
         lambda: update(settings, all_skills=True),
-        lambda: uninstall("good", scope="user", settings=settings),
     ):
         with pytest.raises(PackageError, match="field 'source' is null"):
             call()
