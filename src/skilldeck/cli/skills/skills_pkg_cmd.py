@@ -347,7 +347,7 @@ def _print_verified(checked: list[tuple[Scope, LockEntry]], problems: list[Verif
 def _how_to_restore(scope: Scope, entry: LockEntry) -> str:
     scoped = " --scope user" if scope == "user" else ""
     if entry.kind == "local":
-        return f"reinstall it: `skilldeck skills install {entry.source}{scoped} --force`"
+        return f"reinstall it: `{entry.reinstall_command(scope)}`"
     return f"restore it: `skilldeck skills update --force {entry.name}{scoped}`"
 
 

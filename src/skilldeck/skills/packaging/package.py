@@ -290,13 +290,14 @@ def _install_staged(
     """Stage, check and commit one skill (``install``'s steps inside its root)."""
     staging = Path(tempfile.mkdtemp(prefix=".install-", dir=root.parent))
     try:
-        staged = _stage(_opened(source, options, staging), staging)
+        staged = _stage(_opened(source, options, staging), staging, _member(options.origin))
         signed_by = check_package(staged.manifest, staged.signature, staged.files, public)
         label = source_label(source, options.origin, staged.top)
+        local = options.origin is None or options.origin.kind == "local"
         ready = StagedSkill(
             staged.folder,
             staged.files,
-            validated(staged.folder, label, local=options.origin is None),
+            validated(staged.folder, label, local=local),
             staged.manifest,
             staged.signature,
             signed_by,
@@ -354,7 +355,16 @@ def _lock_entry(ready: StagedSkill, source: Path, origin: Origin | None) -> Lock
     return entry
 
 
-def _stage(source: Path, staging: Path) -> Staged:
+def _member(origin: Origin | None) -> str | None:
+    """The folder of the one skill to unpack from an archive holding several: a
+    local or downloaded archive's ``subpath`` (a git or index skill arrives as a
+    folder of its own)."""
+    if origin is None or origin.kind not in ("local", "url"):
+        return None
+    return origin.subpath or None
+
+
+def _stage(source: Path, staging: Path, member: str | None = None) -> Staged:
     if source.is_dir():
         staged = copy_folder(source, staging)
         for attr, filename in (("manifest", MANIFEST_NAME), ("signature", SIGNATURE_NAME)):
@@ -364,5 +374,5 @@ def _stage(source: Path, staging: Path) -> Staged:
                     setattr(staged, attr, fh.read(_META_CAP + 1)[:_META_CAP])
         return staged
     if source.is_file():
-        return extract_archive(source, staging)
+        return extract_archive(source, staging, member)
     raise PackageError(f"{source} does not exist; pass a .skill file or a skill folder.")

@@ -15,6 +15,7 @@ file: installed skills never contain symlinks, so nothing later can write throug
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import posixpath
@@ -22,6 +23,7 @@ import re
 import shutil
 import stat
 import zipfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,15 +91,23 @@ def safe_entry_name(raw: str) -> tuple[str, ...]:
     return parts
 
 
-def extract_archive(archive: Path, dest: Path) -> Staged:
-    """Unpack ``archive`` into ``dest/<top folder>`` after every safety check."""
+def _open_zip(archive: Path) -> zipfile.ZipFile:
     try:
-        zf = zipfile.ZipFile(archive)
+        return zipfile.ZipFile(archive)
     except (zipfile.BadZipFile, OSError) as e:
         raise PackageError(f"{archive} is not a readable .skill (zip) archive: {e}") from e
-    with zf:
-        top, entries = _plan(zf, archive)
-        staged = Staged(folder=dest / (top or "skill"), top=top)
+
+
+def extract_archive(archive: Path, dest: Path, member: str | None = None) -> Staged:
+    """Unpack ``archive`` into ``dest/<top folder>`` after every safety check.
+
+    ``member`` (a folder inside the archive, as :func:`archive_skills` names it)
+    unpacks only the skill in that folder, of an archive holding several.
+    """
+    with _open_zip(archive) as zf:
+        top, entries = _plan(zf, archive, member)
+        folder = top.rsplit("/", 1)[-1] if top else "skill"
+        staged = Staged(folder=dest / folder, top=top)
         staged.folder.mkdir(parents=True)
         links: list[_Entry] = []
         total = 0
@@ -117,11 +127,45 @@ def extract_archive(archive: Path, dest: Path) -> Staged:
     return staged
 
 
-def _plan(zf: zipfile.ZipFile, archive: Path) -> tuple[str | None, list[_Entry]]:
-    """Check names, kinds, counts and declared sizes; find the top folder to strip."""
-    if len(zf.infolist()) > 2 * MAX_FILES:  # cheap early stop; the exact count is below
+_Raw = tuple[tuple[str, ...], zipfile.ZipInfo, str]
+
+
+def _plan(
+    zf: zipfile.ZipFile, archive: Path, member: str | None = None
+) -> tuple[str | None, list[_Entry]]:
+    """Check names, kinds, counts and declared sizes; find the top folder to strip
+    (``member``'s folder when given: only its entries are kept)."""
+    raw = _checked_entries(zf, archive)
+    if member:
+        prefix = tuple(member.split("/"))
+        raw = [r for r in raw if r[0][: len(prefix)] == prefix and len(r[0]) > len(prefix)]
+        if not any(parts[len(prefix) :] in _SKILL_MD for parts, _, _ in raw):
+            raise PackageError(
+                f"{archive} holds no skill in {member}/ (no SKILL.md there); list what it "
+                f"holds with `skilldeck skills install {archive}`."
+            )
+        top: str | None = member
+        strip = len(prefix)
+    else:
+        top = _top_folder([parts for parts, _, _ in raw], archive)
+        strip = 1 if top else 0
+    entries = [_Entry(info, "/".join(parts[strip:]), kind) for parts, info, kind in raw]
+    count = sum(1 for e in entries if e.rel not in PACKAGE_META_FILES)
+    if count > MAX_FILES:
+        raise PackageError(f"{archive} holds {count:,} files (limit {MAX_FILES:,}); refused.")
+    declared = sum(info.file_size for _, info, _ in raw)
+    if declared > MAX_BYTES:
+        raise PackageError(
+            f"{archive} would unpack to {declared:,} bytes (limit {MAX_BYTES:,}); refused."
+        )
+    return top, entries
+
+
+def _checked_entries(zf: zipfile.ZipFile, archive: Path) -> list[_Raw]:
+    """Every file and symlink entry: (its safe name's parts, its info, its kind)."""
+    if len(zf.infolist()) > 2 * MAX_FILES:  # cheap early stop; the exact count is later
         raise PackageError(f"{archive} holds over {2 * MAX_FILES:,} entries; refused.")
-    raw: list[tuple[tuple[str, ...], zipfile.ZipInfo, str]] = []
+    raw: list[_Raw] = []
     seen: set[str] = set()
     for info in zf.infolist():
         parts = safe_entry_name(info.filename)
@@ -136,18 +180,43 @@ def _plan(zf: zipfile.ZipFile, archive: Path) -> tuple[str | None, list[_Entry]]
         mode = info.external_attr >> 16
         kind = "symlink" if stat.S_ISLNK(mode) else "file"
         raw.append((parts, info, kind))
-    top = _top_folder([parts for parts, _, _ in raw], archive)
-    strip = 1 if top else 0
-    entries = [_Entry(info, "/".join(parts[strip:]), kind) for parts, info, kind in raw]
-    count = sum(1 for e in entries if e.rel not in PACKAGE_META_FILES)
-    if count > MAX_FILES:
-        raise PackageError(f"{archive} holds {count:,} files (limit {MAX_FILES:,}); refused.")
-    declared = sum(info.file_size for _, info, _ in raw)
-    if declared > MAX_BYTES:
-        raise PackageError(
-            f"{archive} would unpack to {declared:,} bytes (limit {MAX_BYTES:,}); refused."
-        )
-    return top, entries
+    return raw
+
+
+_SKILL_MD = (("SKILL.md",), ("skill.md",))
+
+
+@dataclass(frozen=True)
+class ArchivedSkill:
+    """A skill inside an archive that holds several: its folder and its SKILL.md."""
+
+    #: the folder inside the archive, posix ("" for the archive's top)
+    folder: str
+    #: the SKILL.md's zip entry, to read its frontmatter from
+    info: zipfile.ZipInfo
+
+
+def archive_skills(archive: Path) -> list[ArchivedSkill] | None:
+    """The skills ``archive`` holds, each by its folder — or None when it is a package
+    of one skill in the usual layout (``<name>/SKILL.md`` or ``SKILL.md`` at its top),
+    which :func:`extract_archive` takes without a ``member``. A skill's own sub-folders
+    are its resources, not more skills. Hostile names are refused as when unpacking."""
+    with _open_zip(archive) as zf:
+        raw = _checked_entries(zf, archive)
+    with contextlib.suppress(PackageError):
+        _top_folder([parts for parts, _, _ in raw], archive)
+        return None
+    found: dict[tuple[str, ...], zipfile.ZipInfo] = {}
+    for parts, info, _ in sorted(raw, key=lambda r: r[0][-1] != "SKILL.md"):
+        if parts[-1:] in _SKILL_MD:  # SKILL.md wins over skill.md
+            found.setdefault(parts[:-1], info)
+    return [ArchivedSkill("/".join(f), found[f]) for f in _outermost(found)]
+
+
+def _outermost(folders: Iterable[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """The folders none of whose parents is in ``folders`` (sorted)."""
+    unique = set(folders)
+    return sorted(f for f in unique if not any(f[:n] in unique for n in range(len(f))))
 
 
 def _top_folder(all_parts: list[tuple[str, ...]], archive: Path) -> str | None:
@@ -160,6 +229,12 @@ def _top_folder(all_parts: list[tuple[str, ...]], archive: Path) -> str | None:
             return top
     if any(p in (("SKILL.md",), ("skill.md",)) for p in all_parts):
         return None
+    skills = _outermost(p[:-1] for p in all_parts if p[-1:] in _SKILL_MD)
+    if len(skills) > 1:
+        raise PackageError(
+            f"{archive} holds {len(skills)} skills; install one or all of them with "
+            f"`skilldeck skills install {archive} --skill NAME` (or --all)."
+        )
     raise PackageError(
         f"{archive} is not a skill package: expected <skill-name>/SKILL.md (or SKILL.md at "
         "the top) inside the archive."

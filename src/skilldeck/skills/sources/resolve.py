@@ -20,9 +20,10 @@ from urllib.parse import urlsplit
 
 import httpx2
 
-from skilldeck.errors import NotASkillSourceError, SkilldeckError
+from skilldeck.errors import NotASkillSourceError, PackageError, SkilldeckError
 from skilldeck.skills.format import find_skill_md, parse_skill_md, parse_yaml_text
 from skilldeck.skills.packaging.lockfile import Origin, is_excluded
+from skilldeck.skills.packaging.unpack import archive_skills
 from skilldeck.skills.sources.gitsource import GitCheckout, fetch_commit
 from skilldeck.skills.sources.httpsource import download, save
 from skilldeck.skills.sources.index import IndexEntry, fetch_skill, read_index
@@ -92,7 +93,7 @@ class _Local:
     def candidates(self) -> list[Candidate]:
         root = Path(self.spec.location)
         if root.is_file():
-            return [Candidate(_archive_skill_name(root) or root.stem or root.name, "", "")]
+            return _archive_candidates(root)
         if not root.is_dir() or find_skill_md(root) is not None:
             return [Candidate(root.stem or root.name, "", "")]
         found = [
@@ -103,10 +104,61 @@ class _Local:
 
     def materialize(self, chosen: list[Candidate]) -> list[Materialized]:
         root = Path(self.spec.location)
+        if root.is_file():  # an archive: one of several skills is its folder inside
+            source = str(root.resolve())
+            return [
+                Materialized(c, root, Origin("local", source, subpath=c.subpath))
+                if c.subpath
+                else Materialized(c, root, None)
+                for c in chosen
+            ]
         return [Materialized(c, root / c.subpath if c.subpath else root, None) for c in chosen]
 
 
 _ARCHIVE_MD_CAP = 256 * 1024
+
+
+def _archive_candidates(path: Path) -> list[Candidate]:
+    """The skills of a ``.skill``/``.zip``: one (subpath "") for a package in the
+    usual layout, else one per skill folder inside it. An archive that cannot be
+    read is one candidate: install then says what is wrong with it."""
+    try:
+        found = archive_skills(path)
+    except PackageError:
+        found = None
+    if not found:
+        return [Candidate(_archive_skill_name(path) or path.stem or path.name, "", "")]
+    with zipfile.ZipFile(path) as archive:
+        out = []
+        for skill in found:
+            fallback = skill.folder.rsplit("/", 1)[-1]
+            data = _archive_frontmatter(archive, skill.info, path)
+            name, description = data.get("name"), data.get("description")
+            out.append(
+                Candidate(
+                    name if isinstance(name, str) and name else fallback,
+                    description if isinstance(description, str) else "",
+                    skill.folder,
+                )
+            )
+    return out
+
+
+def _archive_frontmatter(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path
+) -> dict[str, object]:
+    """The frontmatter of an archived SKILL.md, for listing and messages only (install
+    reads the archive properly); empty when it is too large or unreadable."""
+    try:
+        if info.file_size > _ARCHIVE_MD_CAP:
+            return {}
+        with archive.open(info) as fh:
+            text = fh.read(_ARCHIVE_MD_CAP).decode("utf-8", "replace")
+        head, sep, rest = text.lstrip("\ufeff").partition("---\n")
+        yaml_text = rest.partition("\n---")[0] if sep and not head.strip() else ""
+        return dict(parse_yaml_text(yaml_text, path=path).data)
+    except (OSError, zipfile.BadZipFile, SkilldeckError, ValueError):
+        return {}
 
 
 def _archive_skill_name(path: Path) -> str | None:
@@ -117,14 +169,9 @@ def _archive_skill_name(path: Path) -> str | None:
             for info in archive.infolist():
                 parts = info.filename.split("/")
                 if parts[-1] in ("SKILL.md", "skill.md") and len(parts) <= 2:
-                    if info.file_size > _ARCHIVE_MD_CAP:
-                        return None
-                    text = archive.read(info).decode("utf-8", "replace")
-                    head, sep, rest = text.lstrip("\ufeff").partition("---\n")
-                    yaml_text = rest.partition("\n---")[0] if sep and not head.strip() else ""
-                    name = parse_yaml_text(yaml_text, path=path).data.get("name")
+                    name = _archive_frontmatter(archive, info, path).get("name")
                     return name if isinstance(name, str) and name else None
-    except (OSError, zipfile.BadZipFile, SkilldeckError, ValueError):
+    except (OSError, zipfile.BadZipFile):
         return None
     return None
 
@@ -195,8 +242,14 @@ class _Url:
     spec: SourceSpec
     workdir: Path
     data: bytes
+    _saved: Path | None = None
 
     def _path(self) -> Path:
+        if self._saved is None:
+            self._saved = self._save()
+        return self._saved
+
+    def _save(self) -> Path:
         name = urlsplit(self.spec.location).path.rstrip("/").rsplit("/", 1)[-1]
         if name.lower() == "skill.md":
             md = save(self.data, self.workdir / "raw" / "SKILL.md")
@@ -207,10 +260,19 @@ class _Url:
         return save(self.data, self.workdir / "url" / Path(name).name)
 
     def candidates(self) -> list[Candidate]:
+        path = self._path()
+        if path.is_file():  # a package: one skill, or several in their folders
+            found = _archive_candidates(path)
+            if len(found) > 1 or found[0].subpath:
+                return found
         return [Candidate(Path(urlsplit(self.spec.location).path).stem, "", "")]
 
     def materialize(self, chosen: list[Candidate]) -> list[Materialized]:
-        return [Materialized(c, self._path(), Origin("url", self.spec.location)) for c in chosen]
+        path = self._path()
+        return [
+            Materialized(c, path, Origin("url", self.spec.location, subpath=c.subpath or None))
+            for c in chosen
+        ]
 
 
 @dataclass

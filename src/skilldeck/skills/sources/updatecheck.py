@@ -155,7 +155,11 @@ def _status(
     if gone is not None:  # whatever the source offers, the first thing is to restore it
         return replace(base, state="missing", message=_how_to_restore(gone, scope, entry))
     if entry.kind == "local":
-        return replace(base, message="installed from a local path; not checked")
+        return replace(
+            base,
+            message="installed from a local path (not checked); reinstall it with "
+            f"`{entry.reinstall_command(scope)}`",
+        )
     if entry.pinned and entry.kind != "git":
         return replace(
             base,
@@ -179,7 +183,7 @@ def _how_to_restore(folder: Path, scope: Scope, entry: LockEntry) -> str:
     """A deleted skill folder, and the commands that restore or forget it."""
     scoped = " --scope user" if scope == "user" else ""
     if entry.kind == "local":
-        restore = f"reinstall it with `skilldeck skills install {entry.source}{scoped} --force`"
+        restore = f"reinstall it with `{entry.reinstall_command(scope)}`"
     else:
         restore = f"restore it with `skilldeck skills update --force {entry.name}{scoped}`"
     forget = f"forget it with `skilldeck skills uninstall {entry.name}{scoped}`"
@@ -194,13 +198,15 @@ def _ask(entry: LockEntry, options: FetchOptions, client: httpx2.Client) -> obje
         return {listed.name: listed.digest for listed in read_index(client, entry.source, options)}
     with tempfile.TemporaryDirectory(prefix="skilldeck-check-", ignore_cleanup_errors=True) as tmp:
         opened = open_source(SourceSpec("url", entry.source), Path(tmp), options, client)
-        [got] = opened.materialize(opened.candidates())  # a URL holds one skill
+        # one download: a skill, or an archive whose folder ``subpath`` holds this one
+        [got] = opened.materialize(opened.candidates()[:1])
         if got.path.is_dir():
             return tree_digest(hash_tree(got.path))
-        return _archive_digest(got.path)
+        return _archive_digest(got.path, entry.subpath)
 
 
-def _archive_digest(path: Path) -> str:
-    """The content hash a ``.skill``/``.zip`` would install as (unpacked in a temp dir)."""
+def _archive_digest(path: Path, member: str | None = None) -> str:
+    """The content hash a ``.skill``/``.zip`` would install as (unpacked in a temp dir;
+    ``member``: the folder of one skill in an archive of several)."""
     with tempfile.TemporaryDirectory(prefix="skilldeck-check-", ignore_cleanup_errors=True) as tmp:
-        return tree_digest(extract_archive(path, Path(tmp)).files)
+        return tree_digest(extract_archive(path, Path(tmp), member or None).files)

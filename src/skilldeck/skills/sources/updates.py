@@ -116,10 +116,8 @@ def _verdict(status: UpdateStatus, *, force: bool) -> UpdateResult | None:
 
     if status.state == "missing" and (status.kind == "local" or not force):
         return refused(status.message)  # deleted: --force restores it (nothing to lose)
-    if status.state == "local":
-        return refused(
-            "installed from a local path; reinstall it with `skills install PATH --force`"
-        )
+    if status.state == "local":  # the message says how to reinstall it
+        return refused(status.message)
     if status.state == "error":
         return refused(status.message)
     if status.state == "pinned":  # a URL or index skill held at its content
@@ -264,10 +262,11 @@ def _fetch_and_install(
 
 
 def _candidate_of(entry: LockEntry, found: list[Candidate]) -> Candidate | SkilldeckError:
-    """The source's skill that ``entry`` was installed from (a URL holds just one)."""
-    if entry.kind == "url":
-        return found[0]
+    """The source's skill that ``entry`` was installed from (a URL holds one, unless
+    it is an archive of several: then its folder inside)."""
     subpath = entry.subpath or ""
+    if entry.kind == "url" and not subpath:
+        return found[0]
     for candidate in found:
         if candidate.subpath == subpath:
             return candidate
