@@ -16,7 +16,7 @@ _BENCH_ROUTING = Path(__file__).resolve().parents[2] / "bench" / "routing"
 
 @pytest.mark.parametrize(
     "split",
-    [f"heldout{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10)] + ["dev"],
+    [f"heldout{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)] + ["dev"],
 )
 def test_split_shape(split: str) -> None:
     queries = load_split(split)
@@ -97,12 +97,13 @@ def test_the_blind_splits_share_nothing_with_the_earlier_ones(
         assert not (q.expected & seen), (q.id, sorted(q.expected & seen))
 
 
-@pytest.mark.parametrize("split", ["heldout9", "heldout10"])
+@pytest.mark.parametrize("split", ["heldout9", "heldout10", "heldout11"])
 def test_the_catalog_shaped_splits(split: str) -> None:
     """heldout9 and heldout10 (four writers each, blind, after the eighth round and
-    its revision were frozen) have the hidden set's exact shape, and their sources
-    were drawn from the whole catalog but the dev split's answers (and, for
-    heldout10, heldout9's), not from what earlier splits left: by the eighth round
+    its revision were frozen) and heldout11 (four more, after the tenth round was
+    frozen) have the hidden set's exact shape, and their sources were drawn from the
+    whole catalog but the dev split's answers (and, for heldout10, heldout9's; for
+    heldout11, both of theirs), not from what earlier splits left: by the eighth round
     the leftovers were mostly product wrappers, unlike a catalog. So their answers may
     name skills earlier splits named (docs/routing.md reports both parts); their
     requests are new and their sources are not the dev split's."""
@@ -118,6 +119,11 @@ def test_the_catalog_shaped_splits(split: str) -> None:
     dev_names = {name for q in load_split("dev") for name in q.expected}
     sources = _sources(split)
     assert len(sources) >= 180 and not (sources & dev_names), sorted(sources & dev_names)
+    if split == "heldout11":
+        before = {
+            name for q in load_split("heldout9") + load_split("heldout10") for name in q.expected
+        }
+        assert not (sources & before), sorted(sources & before)
 
 
 def _sources(split: str) -> set[str]:
@@ -139,7 +145,7 @@ def test_wilson_interval() -> None:
 @pytest.mark.corpus
 @pytest.mark.parametrize(
     "split",
-    [f"heldout{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10)] + ["dev"],
+    [f"heldout{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)] + ["dev"],
 )
 def test_every_expected_answer_is_a_skill_of_the_corpus(corpus: Path, split: str) -> None:
     from bench.routing.corpus import load_corpus
