@@ -10,6 +10,8 @@ into a clean one-line message instead of a traceback::
     │   ├── SkillParseError         SKILL.md unreadable: YAML, frontmatter, encoding
     │   ├── SkillValidationError    SKILL.md parsed but breaks a rule (has diagnostics)
     │   ├── SkillNotFoundError      no skill by that name (has suggestions)
+    │   │   └── SkillInvalidError   a skill by that name exists but its SKILL.md is
+    │   │                           invalid (has diagnostics)
     │   ├── SkillUnavailableError   exists but gated: disabled, missing tool/bin/env
     │   ├── SkillExecutionError     a script or code skill failed to run
     │   ├── EnvironmentBuildError   a skill's Python environment could not be built
@@ -23,6 +25,8 @@ into a clean one-line message instead of a traceback::
     │       ├── DecryptionError   an encrypted .skillpack: wrong identity, truncated, tampered
     │       └── RiskyContentError the content scanner found high-severity findings
     ├── PolicyError                 a skill set cannot be composed (has diagnostics)
+    ├── IntegrationError            a framework toolkit given what is not a tool call,
+    │                               or called where it cannot run
     ├── PermissionDeniedError       a tool call denied by rules or by the user
     ├── SandboxError                sandbox required but unavailable / failed
     ├── SecretsError                a credential name, value or store refused
@@ -59,6 +63,7 @@ __all__ = [
     "DigestMismatchError",
     "EnvironmentBuildError",
     "EvalWarning",
+    "IntegrationError",
     "LocallyModifiedError",
     "MCPError",
     "ModelConfigError",
@@ -80,6 +85,7 @@ __all__ = [
     "SkillChoiceError",
     "SkillError",
     "SkillExecutionError",
+    "SkillInvalidError",
     "SkillNotFoundError",
     "SkillParseError",
     "SkillUnavailableError",
@@ -176,6 +182,26 @@ class AgentNotFoundError(SkillNotFoundError):
         )
 
 
+class SkillInvalidError(SkillNotFoundError):
+    """A skill by that name was found but could not be loaded: its SKILL.md is invalid.
+    ``diagnostics`` says where (path, line) and what to fix. A SkillNotFoundError, so
+    code that treats "no usable skill by that name" alike keeps working."""
+
+    def __init__(
+        self, name: str, *, path: Path | None = None, diagnostics: Sequence[Diagnostic] = ()
+    ) -> None:
+        super().__init__(name)
+        errors = [d for d in diagnostics if d.is_error] or list(diagnostics)
+        reasons = "; ".join(str(d) for d in errors) or f"{path}: cannot be loaded"
+        where = f" {path.parent}" if path else ""  # the skill's folder
+        self.args = (
+            f"Skill {name!r} is invalid: {reasons}. Fix its SKILL.md; "
+            f"`skilldeck skills validate{where}` lists every problem.",
+        )
+        self.path = path
+        self.diagnostics = list(diagnostics)
+
+
 class SkillUnavailableError(SkillError):
     """The skill exists but cannot be used here; ``reason`` says why."""
 
@@ -252,6 +278,12 @@ class PolicyError(SkilldeckError):
     def __init__(self, message: str, *, diagnostics: Sequence[Diagnostic] = ()) -> None:
         super().__init__(message)
         self.diagnostics = list(diagnostics)
+
+
+class IntegrationError(SkilldeckError):
+    """A framework toolkit (OpenAI, Anthropic) was given something that is not a tool
+    call, or was called where it cannot run (``dispatch_sync`` inside an event loop);
+    the message names what was expected."""
 
 
 class PermissionDeniedError(SkilldeckError):

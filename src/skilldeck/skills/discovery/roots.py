@@ -13,14 +13,20 @@ Roots, highest precedence first (see ``docs/architecture.md``):
 5. bundled: ``skilldeck/bundled/skills``
 
 (Skills registered in code outrank all of them; that is the registry's business.)
+
+Explicit roots may be given as ``str`` or ``os.PathLike`` items, or as one path on its
+own (:func:`root_paths`). A relative one (``--root``, ``roots=[...]`` or
+``skills.dirs``) is resolved against ``settings.workspace``, which is the current
+directory unless the settings were loaded for another workspace
+(``load_settings(workspace=...)``); ``~`` is expanded.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from skilldeck.settings import FrozenRecord
 from skilldeck.skills.model.skill import SkillSource
@@ -29,7 +35,10 @@ from skilldeck.trust import WORKSPACE_SKILL_ROOTS
 if TYPE_CHECKING:
     from skilldeck.config import Settings
 
-__all__ = ["Root", "bundled_root", "resolve_roots"]
+__all__ = ["Root", "RootPaths", "bundled_root", "resolve_roots", "root_paths"]
+
+#: What ``roots=`` accepts: paths as ``str`` or ``os.PathLike``, in a list or alone.
+RootPaths: TypeAlias = str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
 
 
 class Root(FrozenRecord):
@@ -58,12 +67,37 @@ def bundled_root() -> Path:
     return Path(__file__).resolve().parents[2] / "bundled" / "skills"
 
 
+def root_paths(roots: RootPaths) -> tuple[Path, ...]:
+    """``roots`` as a tuple of paths: ``str`` and ``os.PathLike`` items are taken, and
+    one path given alone (``roots="skills"``, ``roots=Path("skills")``) is one root,
+    never its characters. Anything else is refused with a TypeError naming the item."""
+    if isinstance(roots, str | os.PathLike):
+        return (Path(roots),)
+    if isinstance(roots, bytes) or not isinstance(roots, Iterable):
+        raise TypeError(
+            f"roots must be a path or a list of paths (str or os.PathLike), "
+            f"not {type(roots).__name__}: {roots!r:.80}."
+        )
+    paths: list[Path] = []
+    for item in roots:
+        if not isinstance(item, str | os.PathLike) or isinstance(item, bytes):
+            raise TypeError(
+                f"roots holds {item!r:.80} ({type(item).__name__}); every root must be "
+                "a path: a str or an os.PathLike such as pathlib.Path."
+            )
+        paths.append(Path(item))
+    return tuple(paths)
+
+
 def resolve_roots(
-    settings: Settings, *, roots: Sequence[Path] = (), no_defaults: bool = False
+    settings: Settings, *, roots: RootPaths = (), no_defaults: bool = False
 ) -> list[Root]:
-    """All roots in precedence order, duplicates (same real folder) removed."""
+    """All roots in precedence order, duplicates (same real folder) removed. A
+    relative explicit root is resolved against ``settings.workspace``."""
     workspace = settings.workspace
-    found = [Root(_absolute(p, workspace), SkillSource.ROOT, explicit=True) for p in roots]
+    found = [
+        Root(_absolute(p, workspace), SkillSource.ROOT, explicit=True) for p in root_paths(roots)
+    ]
     if not no_defaults:
         found += _default_roots(settings)
     unique: list[Root] = []

@@ -16,17 +16,17 @@ broken skill never stops the others.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
-from pathlib import Path
+import logging
 from typing import TYPE_CHECKING, Any
 
 from skilldeck import settings as settings_pkg
-from skilldeck.errors import SkillNotFoundError, SkillUnavailableError
+from skilldeck.errors import SkillInvalidError, SkillNotFoundError, SkillUnavailableError
 from skilldeck.skills.discovery.discover import discover, gc_paused
 from skilldeck.skills.discovery.results import DiscoveryResult, InvalidSkill
-from skilldeck.skills.discovery.roots import Root, resolve_roots
+from skilldeck.skills.discovery.roots import Root, RootPaths, resolve_roots, root_paths
+from skilldeck.skills.discovery.walk import ROOT_NOT_FOUND
 from skilldeck.skills.model.diagnostics import Diagnostic
-from skilldeck.skills.model.skill import Skill
+from skilldeck.skills.model.skill import Skill, SkillSource
 from skilldeck.skills.registry.availability import Availability
 from skilldeck.skills.registry.entries import (
     RefreshResult,
@@ -43,6 +43,12 @@ if TYPE_CHECKING:
     from skilldeck.settings import Written
 
 __all__ = ["SkillRegistry"]
+
+log = logging.getLogger(__name__)
+_MISSING_ROOT = (
+    "Skill root %s is not a folder: no skills were found there. A relative root is "
+    "resolved against the workspace (%s); pass an existing folder or an absolute path."
+)
 
 
 class SkillRegistry:
@@ -67,27 +73,47 @@ class SkillRegistry:
         cls,
         settings: Settings,
         *,
-        roots: Sequence[Path] = (),
+        roots: RootPaths = (),
         no_defaults: bool = False,
         use_cache: bool = True,
     ) -> SkillRegistry:
-        """A registry filled from the discovery roots (see :mod:`.discover`)."""
+        """A registry filled from the discovery roots (see :mod:`.discover`).
+
+        ``roots`` are scanned first: ``str`` or ``os.PathLike`` paths, in a list or one
+        alone; a relative one is resolved against ``settings.workspace``. One that is
+        not a folder finds nothing: an SD204 diagnostic and a logged warning."""
         registry = cls(settings)
         registry._scan_args = {
-            "roots": tuple(roots),
+            "roots": root_paths(roots),
             "no_defaults": no_defaults,
             "use_cache": use_cache,
         }
         with gc_paused():
             registry._discovery = discover(settings, **registry._scan_args)
             registry._resolve()
+        registry._warn_missing_roots()
         return registry
+
+    def _warn_missing_roots(self) -> None:
+        """Log each ``roots=`` folder that is missing (configured and default roots may
+        legitimately be absent: those stay diagnostics)."""
+        for scan in self._discovery.roots:
+            codes = {d.code for d in scan.diagnostics}
+            if scan.root.source is SkillSource.ROOT and ROOT_NOT_FOUND[0] in codes:
+                log.warning(_MISSING_ROOT, scan.root.path, self.settings.workspace)
 
     # ---- registration ------------------------------------------------------------
 
     def register(self, skill: Skill) -> None:
         """Add a skill from code; it beats every discovered skill of the same name.
-        Registering the same name and version again replaces the earlier one."""
+        Registering the same name and version again replaces the earlier one.
+        Anything but a Skill is refused with a TypeError, the registry unchanged."""
+        if not isinstance(skill, Skill):  # a name, or load_skill()'s (skill, diagnostics)
+            raise TypeError(
+                f"SkillRegistry.register() takes a Skill, not {type(skill).__name__} "
+                f"{skill!r:.80}; nothing was registered. Build one with "
+                "skilldeck.load_skill(folder), which returns (skill, diagnostics)."
+            )
         self._registered = [
             s for s in self._registered if (s.name, s.version) != (skill.name, skill.version)
         ]
@@ -99,7 +125,7 @@ class SkillRegistry:
         """Forget ``name``: registered skills go, discovered ones are hidden until a
         later :meth:`register` of that name (a refresh does not bring them back)."""
         if name not in self._winners:
-            raise SkillNotFoundError(name, suggestions=self._suggest(name))
+            raise self._unknown(name)
         self._registered = [s for s in self._registered if s.name != name]
         self._removed.add(name)
         self._overrides.pop(name, None)
@@ -112,11 +138,12 @@ class SkillRegistry:
     ) -> Skill:
         """The skill ``name`` means (or that exact ``version`` of it).
 
-        Raises SkillNotFoundError (with close matches) or, for a disabled skill,
-        SkillUnavailableError unless ``include_disabled``.
+        Raises SkillNotFoundError (with close matches), SkillInvalidError (a
+        SkillNotFoundError: the skill's SKILL.md is invalid; its diagnostics say where)
+        or, for a disabled skill, SkillUnavailableError unless ``include_disabled``.
         """
         if name not in self._winners:
-            raise SkillNotFoundError(name, suggestions=self._suggest(name))
+            raise self._unknown(name)
         candidates = self._group(name)
         if version is None:
             skill = self._winners[name]
@@ -180,7 +207,7 @@ class SkillRegistry:
     def versions(self, name: str) -> builtins.list[Skill]:
         """Every candidate for ``name`` (registered and discovered), precedence order."""
         if name not in self._winners:
-            raise SkillNotFoundError(name, suggestions=self._suggest(name))
+            raise self._unknown(name)
         return list(self._group(name))
 
     def override_version(self, name: str, version: str) -> None:
@@ -352,6 +379,14 @@ class SkillRegistry:
     def _group(self, name: str) -> builtins.list[Skill]:
         """Every candidate for ``name``, highest precedence first."""
         return self._resolution.group(name)
+
+    def _unknown(self, name: str) -> SkillNotFoundError:
+        """The error for a name with no winner: invalid when a SKILL.md of that name
+        failed to load (the highest-precedence one), else not found with close names."""
+        bad = next((i for i in self._discovery.invalid if i.name == name), None)
+        if bad is not None:
+            return SkillInvalidError(name, path=bad.skill_md, diagnostics=bad.diagnostics)
+        return SkillNotFoundError(name, suggestions=self._suggest(name))
 
     def _suggest(self, name: str) -> builtins.list[str]:
         names = set(self._winners) | {i.name for i in self._discovery.invalid}
