@@ -5,7 +5,8 @@ What "out of date" means per source kind, from the lock entry's origin:
 * git — the requested ref (a branch's tip, a tag, HEAD) now names another commit
   (one ``git ls-remote``; nothing is downloaded);
 * index — the index lists another skill digest for the name (one index download);
-* url — the file's content hash differs (the file is downloaded and hashed);
+* url — the skill's content hash differs (the file is downloaded once and each
+  skill in it — its folder, for an archive of several — hashed);
 * local — not checked: reinstall from the path with ``--force``.
 
 :func:`check_updates` changes nothing; it asks each source and ref once however many
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,7 +41,7 @@ from skilldeck.skills.sources.gitsource import remote_commit
 from skilldeck.skills.sources.httpsource import open_client
 from skilldeck.skills.sources.index import read_index
 from skilldeck.skills.sources.installer import fetch_options
-from skilldeck.skills.sources.resolve import open_source
+from skilldeck.skills.sources.resolve import Opened, open_source
 from skilldeck.skills.sources.spec import FetchOptions, SourceSpec
 
 __all__ = ["State", "UpdateStatus", "check_entries", "check_updates", "selected_entries"]
@@ -87,41 +88,91 @@ def check_entries(
     """:func:`check_updates` for lock ``entries`` already read (``update`` reads the
     lock once for both the check and the fetch). Only these skills' files are hashed,
     to tell whether they were edited after install (or deleted)."""
-    asked = _Asked(options)  # one question per source and ref, however many skills
-    with open_client(options) as client:
+    with (
+        tempfile.TemporaryDirectory(prefix="skilldeck-check-", ignore_cleanup_errors=True) as tmp,
+        open_client(options) as client,
+    ):
+        # one question per source and ref, however many skills
+        asked = _Asked(options, client, Path(tmp))
         out = []
         for sc, entry in entries:
             problems = [p.kind for p in verify_entry(settings, sc, entry)]
             modified = any(kind != "missing-skill" for kind in problems)
             gone = skills_root(settings, sc) / entry.name if "missing-skill" in problems else None
-            out.append(_status(sc, entry, modified, asked, client, gone=gone))
+            out.append(_status(sc, entry, modified, asked, gone=gone))
         return out
 
 
 class _Asked:
     """The answers of one check, per (kind, source, ref): many skills installed from
-    one repository or index cost one ``ls-remote`` or one index download."""
+    one repository, index or archive cost one ``ls-remote``, one index download or
+    one download of the archive (then a digest per skill folder in it)."""
 
-    def __init__(self, options: FetchOptions) -> None:
+    def __init__(self, options: FetchOptions, client: httpx2.Client, workdir: Path) -> None:
         self.options = options
+        self.client = client
+        self.workdir = workdir
         self._answers: dict[tuple[str, str, str | None], object] = {}
 
-    def available(self, entry: LockEntry, client: httpx2.Client) -> str:
+    def available(self, entry: LockEntry) -> str:
         key = (entry.kind, entry.source, entry.ref if entry.kind == "git" else None)
         if key not in self._answers:
             try:
-                self._answers[key] = _ask(entry, self.options, client)
+                self._answers[key] = self._ask(entry)
             except SkilldeckError as e:
                 self._answers[key] = e
         answer = self._answers[key]
         if isinstance(answer, SkilldeckError):
             raise answer
+        if isinstance(answer, _Download):  # a URL: its file, once; a digest per skill
+            return answer.digest(entry)
         if isinstance(answer, dict):  # an index: name → digest
             name = entry.subpath or entry.name
             if name not in answer:
                 raise SourceError(f"{entry.source} no longer lists skill {entry.name!r}.")
             return str(answer[name])
         return str(answer)
+
+    def _ask(self, entry: LockEntry) -> object:
+        """What the source offers: a commit (git), ``{name: digest}`` (index), the
+        downloaded file (url)."""
+        if entry.kind == "git":
+            return remote_commit(entry.source, entry.ref, self.options)
+        if entry.kind == "index":
+            listed = read_index(self.client, entry.source, self.options)
+            return {skill.name: skill.digest for skill in listed}
+        workdir = Path(tempfile.mkdtemp(dir=self.workdir))
+        spec = SourceSpec("url", entry.source)
+        return _Download(open_source(spec, workdir, self.options, self.client), workdir)
+
+
+@dataclass
+class _Download:
+    """A URL's file, downloaded once per check, and the content digest of each skill
+    it holds (by its folder inside an archive of several; "" for the one skill)."""
+
+    opened: Opened
+    workdir: Path
+    digests: dict[str, str | SkilldeckError] = field(default_factory=dict)
+
+    def digest(self, entry: LockEntry) -> str:
+        member = entry.subpath or ""
+        if member not in self.digests:
+            try:
+                self.digests[member] = self._digest(member)
+            except SkilldeckError as e:
+                self.digests[member] = e
+        found = self.digests[member]
+        if isinstance(found, SkilldeckError):
+            raise found
+        return found
+
+    def _digest(self, member: str) -> str:
+        [got] = self.opened.materialize(self.opened.candidates()[:1])  # the one file
+        if got.path.is_dir():  # a raw SKILL.md, saved in its folder
+            return tree_digest(hash_tree(got.path))
+        with tempfile.TemporaryDirectory(dir=self.workdir) as tmp:
+            return tree_digest(extract_archive(got.path, Path(tmp), member or None).files)
 
 
 def selected_entries(
@@ -144,7 +195,6 @@ def _status(
     entry: LockEntry,
     modified: bool,
     asked: _Asked,
-    client: httpx2.Client,
     *,
     gone: Path | None = None,
 ) -> UpdateStatus:
@@ -170,7 +220,7 @@ def _status(
             ),
         )
     try:
-        available = asked.available(entry, client)
+        available = asked.available(entry)
     except SkilldeckError as e:
         return replace(base, state="error", message=str(e))
     if available == base.installed:
@@ -188,25 +238,3 @@ def _how_to_restore(folder: Path, scope: Scope, entry: LockEntry) -> str:
         restore = f"restore it with `skilldeck skills update --force {entry.name}{scoped}`"
     forget = f"forget it with `skilldeck skills uninstall {entry.name}{scoped}`"
     return f"{folder} was deleted; {restore}, or {forget}"
-
-
-def _ask(entry: LockEntry, options: FetchOptions, client: httpx2.Client) -> object:
-    """What the source offers: a commit (git), ``{name: digest}`` (index), a digest (url)."""
-    if entry.kind == "git":
-        return remote_commit(entry.source, entry.ref, options)
-    if entry.kind == "index":
-        return {listed.name: listed.digest for listed in read_index(client, entry.source, options)}
-    with tempfile.TemporaryDirectory(prefix="skilldeck-check-", ignore_cleanup_errors=True) as tmp:
-        opened = open_source(SourceSpec("url", entry.source), Path(tmp), options, client)
-        # one download: a skill, or an archive whose folder ``subpath`` holds this one
-        [got] = opened.materialize(opened.candidates()[:1])
-        if got.path.is_dir():
-            return tree_digest(hash_tree(got.path))
-        return _archive_digest(got.path, entry.subpath)
-
-
-def _archive_digest(path: Path, member: str | None = None) -> str:
-    """The content hash a ``.skill``/``.zip`` would install as (unpacked in a temp dir;
-    ``member``: the folder of one skill in an archive of several)."""
-    with tempfile.TemporaryDirectory(prefix="skilldeck-check-", ignore_cleanup_errors=True) as tmp:
-        return tree_digest(extract_archive(path, Path(tmp), member or None).files)
