@@ -19,8 +19,7 @@ tool's retry budget — the same "model mistakes go back to the model" contract.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 try:
     from pydantic_ai import Tool as PydanticAITool
@@ -35,6 +34,9 @@ from skilldeck.config import Settings
 from skilldeck.integrations.toolkit import Toolkit
 from skilldeck.llm.messages import ToolSpec
 from skilldeck.tools.base import Tool, ToolContext, ToolRegistry
+
+if TYPE_CHECKING:
+    from skilldeck.skills.discovery.roots import RootPaths
 
 __all__ = ["skill_tools_for_pydantic_ai", "to_pydantic_ai"]
 
@@ -53,7 +55,7 @@ def to_pydantic_ai(
 def skill_tools_for_pydantic_ai(
     settings: Settings | None = None,
     *,
-    roots: Sequence[Path] = (),
+    roots: RootPaths = (),
     no_defaults: bool = False,
     scripts: bool = False,
     extra_tools: Sequence[Tool] = (),

@@ -9,17 +9,24 @@ translate wire formats around it.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import uuid
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, Self
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 import anyio
 
 from skilldeck.config import Settings, load_settings
+from skilldeck.errors import IntegrationError
 from skilldeck.integrations.skill_tools import skill_tools
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolContext, ToolRegistry, ToolResult
+
+if TYPE_CHECKING:
+    from skilldeck.skills.discovery.roots import RootPaths
+
+T = TypeVar("T")
 
 
 class Toolkit:
@@ -49,12 +56,14 @@ class Toolkit:
         cls,
         settings: Settings | None = None,
         *,
-        roots: Sequence[Path] = (),
+        roots: RootPaths = (),
         no_defaults: bool = False,
         scripts: bool = False,
         extra_tools: Sequence[Tool] = (),
     ) -> Self:
-        """Discover skills and expose the catalog tools (plus ``extra_tools``)."""
+        """Discover skills and expose the catalog tools (plus ``extra_tools``).
+        ``roots`` (scanned first) are paths, ``str`` or ``os.PathLike``, in a list or
+        one alone; a relative one is resolved against ``settings.workspace``."""
         settings = settings or load_settings()
         registry = SkillRegistry.discover(settings, roots=roots, no_defaults=no_defaults)
         tools = [*skill_tools(registry, scripts=scripts), *extra_tools]
@@ -81,3 +90,57 @@ def field(item: Any, name: str, default: Any = None) -> Any:
     if isinstance(item, dict):
         return item.get(name, default)
     return getattr(item, name, default)
+
+
+def shown(value: Any) -> str:
+    """``value`` for an error message: its type and the start of its repr."""
+    return f"{type(value).__name__} {value!r:.100}"
+
+
+def run_sync(go: Callable[[], Awaitable[T]], toolkit: object) -> T:
+    """``anyio.run(go)`` for ``dispatch_sync``; inside a running event loop (async code,
+    a notebook) it cannot run, and the IntegrationError says to await instead."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return anyio.run(go)
+    name = type(toolkit).__name__
+    raise IntegrationError(
+        f"{name}.dispatch_sync() was called inside a running event loop, where it cannot "
+        f"run; in async code use `await toolkit.dispatch(...)` instead."
+    )
+
+
+def arguments_of(name: str, raw: Any) -> tuple[dict[str, Any], str | None]:
+    """A tool call's arguments as a dict, or an error the model reads: a dict as it is,
+    an SDK object dumped, a JSON string parsed; empty means no arguments. Anything
+    else (a JSON array, string, number) says it must be a JSON object."""
+    if hasattr(raw, "model_dump"):
+        raw = raw.model_dump()
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return {}, None
+    value = raw
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as e:
+            return {}, f"Arguments for {name} are not valid JSON ({e}); send a JSON object."
+    if isinstance(value, dict):
+        return value, None
+    shown = json.dumps(value, default=repr)[:80]
+    return {}, (
+        f'Arguments for {name} must be a JSON object such as {{"name": "..."}}, '
+        f"not {_json_kind(value)}: {shown}."
+    )
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list | tuple) else type(value).__name__
