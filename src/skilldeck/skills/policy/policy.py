@@ -339,11 +339,19 @@ def _rule_texts(values: Iterable[str]) -> set[str]:
     return out
 
 
+def _names(refs: Sequence[str]) -> list[str]:
+    """``refs`` as a list: one name alone (a str) is a set of one, never its letters."""
+    names = [refs] if isinstance(refs, str) else list(refs)
+    if bad := [r for r in names if not isinstance(r, str)]:
+        raise TypeError(f"A skill set holds names ('pdf', 'pdf@1.2'), not {bad[0]!r:.80}.")
+    return names
+
+
 def _analyse(
     refs: Sequence[str], lookup: SkillLookup, mode: ConflictMode
 ) -> tuple[list[Skill], ToolPolicy, list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
-    skills = _resolve(refs, lookup, diagnostics)
+    skills = _resolve(_names(refs), lookup, diagnostics)
     _check_relations(skills, diagnostics)
     ordered = _order(skills, diagnostics)
     policy = _tool_rules(ordered, mode, diagnostics)
@@ -353,7 +361,7 @@ def _analyse(
 def validate_skill_set(
     refs: Sequence[str], lookup: SkillLookup, *, conflicts: ConflictMode = "resolve"
 ) -> ValidationResult:
-    """Every problem with using ``refs`` (names, or ``name@version``) together."""
+    """Every problem with using ``refs`` (names or ``name@version``; a str is one) together."""
     _, _, diagnostics = _analyse(refs, lookup, conflicts)
     errors = [d for d in diagnostics if d.is_error]
     return ValidationResult(
@@ -369,11 +377,12 @@ def compose(
     parent_tools: Iterable[str] | None = None,
 ) -> ComposedSkill:
     """The composed skill, or PolicyError with every diagnostic when the set is invalid."""
+    refs = _names(refs)
     ordered, policy, diagnostics = _analyse(refs, lookup, conflicts)
     errors = [d for d in diagnostics if d.is_error]
     if errors:
         summary = "; ".join(f"{d.code} {d.message}" for d in errors)
-        raise PolicyError(f"Cannot compose skills {list(refs)}: {summary}", diagnostics=errors)
+        raise PolicyError(f"Cannot compose skills {refs}: {summary}", diagnostics=errors)
     if parent_tools is not None:
         policy = policy.within(parent_tools)
     return ComposedSkill(
