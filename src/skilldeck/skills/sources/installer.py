@@ -76,6 +76,7 @@ def install_from(
     ):
         opened = open_source(spec, Path(tmp), options, client)
         chosen = choose(opened.candidates(), skills, all_skills=all_skills, source=str(source))
+        refuse_same_name(chosen, str(source))
         if len(chosen) > 1 and not force:
             refuse_installed(chosen, settings, scope)
         for item in opened.materialize(chosen):
@@ -118,6 +119,30 @@ def refuse_installed(chosen: list[Candidate], settings: Settings, scope: Scope) 
             "was installed. Pass --force to replace them (backups are kept), or choose the "
             "others with --skill NAME."
         )
+
+
+def refuse_same_name(chosen: list[Candidate], source: str) -> None:
+    """Refuse, before installing any, two chosen skills of one name: they would
+    install into one folder, the second refused (or, with --force, replacing the
+    first) after the first was installed."""
+    by_name: dict[str, list[Candidate]] = {}
+    for c in chosen:
+        by_name.setdefault(c.name, []).append(c)
+    clashes = [group for group in by_name.values() if len(group) > 1]
+    if not clashes:
+        return
+    described = "; ".join(
+        f"{len(group)} skills named {group[0].name!r}, in "
+        + ", ".join(c.subpath or "(top)" for c in group)
+        for group in clashes
+    )
+    first = next((c.subpath for c in clashes[0] if c.subpath), clashes[0][0].name)
+    raise SkillChoiceError(
+        f"{source} holds {described}: they would install into one folder. Nothing was "
+        f"installed. Choose the one you mean by its folder (--skill {first}) and any "
+        "others with more --skill NAME.",
+        candidates=[c.subpath for group in clashes for c in group],
+    )
 
 
 def brief(text: str, limit: int = BRIEF_LIMIT) -> str:
