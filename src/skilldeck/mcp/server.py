@@ -33,7 +33,11 @@ import anyio
 import anyio.to_thread
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.exceptions import (
+    ResourceNotFoundError,
+    ToolError,
+    UnexpectedToolError,
+)
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
@@ -240,8 +244,10 @@ class SkillMCPServer(MCPServer[dict[str, Any]]):
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as e:
-            # pydantic's multi-line report on bad arguments, said in one sentence
-            if isinstance(e.__cause__, ValidationError):
+            # pydantic's multi-line report on bad arguments, said in one sentence; a
+            # crash in the tool's body (UnexpectedToolError, a ValidationError of its
+            # own or not) goes on to the SDK, which logs it and tells the client less
+            if isinstance(e.__cause__, ValidationError) and not isinstance(e, UnexpectedToolError):
                 raise ToolError(argument_error(name, tool.parameters, e.__cause__)) from e.__cause__
             raise
 

@@ -133,3 +133,32 @@ def test_a_union_argument_lists_its_kinds_once() -> None:
         "run_skill_script: argument 'input' got a number; expected a JSON object, "
         "a JSON array or a string."
     )
+
+
+@pytest.mark.anyio
+async def test_a_validation_error_raised_in_a_tool_body_is_a_crash_not_an_argument_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    settings = load_settings(workspace=ws, home=tmp_path / "home")
+    root = write_demo_catalog(tmp_path / "skills")
+    registry = SkillRegistry.discover(settings, roots=[root], no_defaults=True, use_cache=False)
+    server = build_server(registry, poll_interval=0)
+
+    def parse_config(text: str) -> str:
+        """A tool whose body checks data of its own with pydantic, and fails."""
+        return str(_Args.model_validate({"input": 5}))
+
+    server.add_tool(parse_config, structured_output=False)
+    with caplog.at_level("ERROR"):
+        async with Client(server) as c:
+            result = await c.call_tool("parse_config", {"text": "x"})
+    assert result.is_error
+    (block,) = result.content
+    assert isinstance(block, types.TextContent)
+    # the SDK's words for a crash, not a sentence blaming the caller's argument
+    assert block.text == "Error executing tool parse_config"
+    assert "argument" not in block.text
+    crash = [r for r in caplog.records if "raised an unexpected exception" in r.getMessage()]
+    assert crash and crash[0].exc_info is not None
