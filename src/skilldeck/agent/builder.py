@@ -53,7 +53,14 @@ from skilldeck.agent.events import Event
 from skilldeck.agent.loop import Agent
 from skilldeck.agent.permissions.gate import Approver, ToolGate
 from skilldeck.agent.recorder import Limits
-from skilldeck.agent.spec import AgentSpec, PermissionOptions, Runtime, Scan, SkillPreload
+from skilldeck.agent.spec import (
+    AgentSpec,
+    PermissionOptions,
+    Runtime,
+    Scan,
+    SkillPreload,
+    names_of,
+)
 from skilldeck.agent.startup import (
     BODY_CAP,
     RANK_K,
@@ -70,6 +77,7 @@ from skilldeck.agent.store import (
 from skilldeck.agent.subagents import AgentDefinition, SubagentManager, discover_agents
 from skilldeck.agent.toolset import ManagerFactory, Toolset, assemble_tools
 from skilldeck.config import Settings
+from skilldeck.errors import ConfigError
 from skilldeck.llm.client import ModelLLMClient
 from skilldeck.llm.messages import Model
 from skilldeck.llm.profile import Profile, ToolView, resolve_profile
@@ -97,7 +105,9 @@ __all__ = [
 def build(spec: AgentSpec, runtime: Runtime) -> Agent:
     """A complete :class:`Agent` for ``spec`` in ``runtime`` (the
     :class:`~skilldeck.agent.spec.AgentFactory` sub-agents are given). Raises
-    SkillNotFoundError, PolicyError (invalid skill set) or ConfigError."""
+    SkillNotFoundError, PolicyError (invalid skill set) or ConfigError (a ``cwd`` that is
+    not a folder, among others)."""
+    _check_cwd(spec.cwd)
     definition = resolve_definition(runtime.settings, spec.definition)
     model = pick_model(runtime.settings, definition, spec.model)
     model_spec = normalise_spec(model) if isinstance(model, str) else model.name
@@ -137,6 +147,22 @@ def build(spec: AgentSpec, runtime: Runtime) -> Agent:
         raise
 
 
+def _check_cwd(cwd: Path | None) -> None:
+    """Every tool call of an agent works in its ``cwd``: a missing folder, or a file,
+    is refused when the agent is built rather than at each call."""
+    if cwd is None:
+        return
+    folder = Path(cwd)
+    if folder.is_dir():
+        return
+    what = "is a file, not a folder" if folder.exists() else "does not exist"
+    raise ConfigError(
+        f"The agent's cwd {folder} {what}: pass an existing folder as cwd= "
+        "(None: the settings' workspace).",
+        path=folder,
+    )
+
+
 def _agent(
     spec: AgentSpec,
     runtime: Runtime,
@@ -150,7 +176,9 @@ def _agent(
     """The one constructor call, with everything decided."""
     settings, (llm, model_spec) = runtime.settings, model
     workdir = (spec.cwd or settings.workspace).resolve()
-    turns = spec.max_turns or (definition.max_turns if definition else None)
+    turns = spec.max_turns
+    if turns is None and definition is not None:
+        turns = definition.max_turns
     limits = Limits.from_settings(settings, max_turns=turns)
     name = spec.name or (definition.name if definition else "main")
     can_load = "Skill" in toolset.tools
@@ -277,20 +305,22 @@ def build_agent(
         model=model,
         base_url=base_url,
         definition=agent,
-        skills=tuple(skills),
+        skills=names_of(skills, "skills"),
         preload=preload or SkillPreload(),
         name=agent_name,
         instructions=instructions,
         max_turns=max_turns,
-        permissions=PermissionOptions(permission_mode, tuple(allow), tuple(ask), tuple(deny)),
+        permissions=PermissionOptions(
+            permission_mode, names_of(allow, "allow"), names_of(ask, "ask"), names_of(deny, "deny")
+        ),
         gate=gate,
         tools=None if tools is None else tuple(tools),
-        only_tools=None if only_tools is None else tuple(only_tools),
+        only_tools=None if only_tools is None else names_of(only_tools, "only_tools"),
         depth=depth,
         parent_session=parent_session,
         hints=hints,
         stream_text=not json_events,
-        cwd=cwd,
+        cwd=None if cwd is None else Path(cwd),
         initial_state=initial_state,
         launch_extra=launch_extra,
     )

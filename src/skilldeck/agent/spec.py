@@ -21,7 +21,7 @@ import it (imports go down).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -31,6 +31,7 @@ from skilldeck.agent.permissions.gate import Approver, ToolGate
 from skilldeck.agent.store import SessionStore
 from skilldeck.agent.subagents import AgentDefinition
 from skilldeck.config import Settings
+from skilldeck.errors import ConfigError
 from skilldeck.llm.messages import Model
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolServices
@@ -38,7 +39,53 @@ from skilldeck.tools.base import Tool, ToolServices
 if TYPE_CHECKING:
     from skilldeck.agent.loop import Agent
 
-__all__ = ["AgentFactory", "AgentSpec", "PermissionOptions", "Runtime", "Scan", "SkillPreload"]
+__all__ = [
+    "AgentFactory",
+    "AgentSpec",
+    "PermissionOptions",
+    "Runtime",
+    "Scan",
+    "SkillPreload",
+    "check_max_turns",
+    "names_of",
+]
+
+
+def names_of(value: Iterable[str] | None, param: str) -> tuple[str, ...]:
+    """``value`` — a list of names or rules (``skills``, ``allow``, ``deny``…) — as a
+    tuple. A lone string is a ConfigError, never split into one rule per character
+    (``deny="Bash"`` would deny ``B``, ``a``, ``s``, ``h`` and let Bash run), and so is
+    anything that is not an iterable of strings."""
+    if value is None:
+        return ()
+    if isinstance(value, str | bytes):
+        raise ConfigError(
+            f"{param}= takes a list of strings, not the string {value!r}: "
+            f"write {param}=[{value!r}]."
+        )
+    if not isinstance(value, Iterable):
+        raise ConfigError(
+            f"{param}= takes a list of strings, not {type(value).__name__} {value!r}."
+        )
+    items = tuple(value)
+    bad = [item for item in items if not isinstance(item, str)]
+    if bad:
+        raise ConfigError(
+            f"{param}= takes a list of strings; {bad[0]!r} is a {type(bad[0]).__name__}."
+        )
+    return items
+
+
+def check_max_turns(value: object) -> None:
+    """``max_turns`` is a whole number of at least 1 (None: the definition's or the
+    configured default): ``0`` is not "the default" and ``-1`` is not "no limit"."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(
+            f"max_turns={value!r} is not a turn limit: give a whole number of at least 1, "
+            "or None for the configured default (agent.max_turns)."
+        )
 
 
 @dataclass(frozen=True)
@@ -49,6 +96,10 @@ class PermissionOptions:
     allow: Sequence[str] = ()
     ask: Sequence[str] = ()
     deny: Sequence[str] = ()
+
+    def __post_init__(self) -> None:
+        for key in ("allow", "ask", "deny"):  # never one rule per character
+            object.__setattr__(self, key, names_of(getattr(self, key), key))
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -131,6 +182,12 @@ class AgentSpec:
     initial_state: Mapping[str, Any] | None = None
     #: added to the launch record of new sessions (a sub-agent's type and depth)
     launch_extra: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "skills", names_of(self.skills, "skills"))
+        if self.only_tools is not None:
+            object.__setattr__(self, "only_tools", names_of(self.only_tools, "only_tools"))
+        check_max_turns(self.max_turns)
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,7 @@ from skilldeck.agent.assembly import (
     no_tools_error,
     permission_policy,
     undeclared_policy,
+    warn_unknown_tools,
 )
 from skilldeck.agent.permissions import ToolGate
 from skilldeck.agent.permissions.permissions import PermissionGate, PermissionPolicy, ScopedGate
@@ -199,6 +200,7 @@ def assemble_tools(
     offered = set(candidates.names()) | bound
     rules = None
     if gate is None:
+        warn_unknown_tools(settings, permissions, offered)
         rules = _rules_step(settings, permissions, definition, _read_only_names(candidates, bound))
     agent_policy = definition_policy(definition)
     scoped: list[Scoped] = []

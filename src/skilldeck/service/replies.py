@@ -25,7 +25,7 @@ from skilldeck.errors import SessionError
 from skilldeck.llm.messages import ToolCall
 from skilldeck.tools.base import ToolResult
 
-__all__ = ["Answer", "Decision", "Replies", "ReplyPlan", "answer_text"]
+__all__ = ["Answer", "Decision", "Replies", "ReplyPlan", "answer_text", "how_to_reply"]
 
 #: what ``answer`` accepts: plain text, one answer per question (a list), or answers
 #: keyed by question text or header (a value may be a list for multiSelect)
@@ -38,6 +38,30 @@ class Decision(StrEnum):
     ALLOW = "allow"  # run this call
     ALWAYS = "always"  # run it, and allow such calls for the rest of the session
     DENY = "deny"
+
+    @classmethod
+    def parse(cls, value: Decision | str) -> Decision:
+        """``value`` as a decision; SessionError naming the three there are."""
+        try:
+            return cls(value)
+        except ValueError:
+            raise SessionError(
+                f"{value!r} is not a reply to a permission request: use 'allow' (run the "
+                "call once), 'always' (and allow such calls for the rest of the session) "
+                "or 'deny'."
+            ) from None
+
+
+def how_to_reply(session_id: str, pending: Pending) -> str:
+    """What a paused session waits for, as the service calls that reply to it."""
+    calls = []
+    for call_id, waiting in pending.waiting.items():
+        if waiting.kind == "permission":
+            tool = waiting.payload.get("tool", "?")
+            calls.append(f"approve({session_id!r}, {call_id!r}, 'allow'|'always'|'deny') ({tool})")
+        else:
+            calls.append(f"answer({session_id!r}, {call_id!r}, ...)")
+    return "; ".join(calls)
 
 
 def answer_text(answer: Answer, questions: Sequence[Mapping[str, Any]] = ()) -> str:
@@ -86,7 +110,7 @@ class Replies:
 
     def add_decision(self, session_id: str, pending: Pending, call_id: str, d: Decision) -> None:
         self._check(session_id, pending, call_id, want_permission=True)
-        self.decisions[call_id] = Decision(d)
+        self.decisions[call_id] = Decision.parse(d)
 
     def add_answer(self, session_id: str, pending: Pending, call_id: str, answer: Answer) -> None:
         self._check(session_id, pending, call_id, want_permission=False)

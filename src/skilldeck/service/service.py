@@ -43,7 +43,7 @@ import anyio.to_thread
 
 from skilldeck.agent.pending import Pending
 from skilldeck.agent.permissions.gate import Approval
-from skilldeck.agent.spec import Scan
+from skilldeck.agent.spec import Scan, names_of
 from skilldeck.agent.store import SessionRecord, SessionStore
 from skilldeck.config import Settings, load_settings
 from skilldeck.errors import SessionError
@@ -57,7 +57,7 @@ from skilldeck.service.agents import (
 from skilldeck.service.eventlog import EventLog, SessionEvent
 from skilldeck.service.launch import StreamOpener, drive, drive_new, model_for, resume_opener
 from skilldeck.service.live import LiveSession, tail
-from skilldeck.service.replies import Answer, Decision, Replies
+from skilldeck.service.replies import Answer, Decision, Replies, how_to_reply
 from skilldeck.service.sessions import LiveSessions
 from skilldeck.service.views import (
     SessionDetail,
@@ -175,14 +175,14 @@ class SessionService:
         building the agent raises (ConfigError, PolicyError, SkillNotFoundError…)."""
         options = AgentOptions(
             model=model or self.model,
-            skills=tuple(skills),
+            skills=names_of(skills, "skills"),
             permission_mode=permission_mode or self.permission_mode,
-            allow=tuple(allow),
-            ask=tuple(ask),
-            deny=tuple(deny),
+            allow=names_of(allow, "allow"),
+            ask=names_of(ask, "ask"),
+            deny=names_of(deny, "deny"),
             agent=agent,
             max_turns=max_turns,
-            cwd=(cwd or self.cwd).resolve(),
+            cwd=Path(cwd or self.cwd).resolve(),
         )
         store = WatchedStore(self.settings.sessions_db)
         try:
@@ -199,8 +199,15 @@ class SessionService:
 
     async def send(self, session_id: str, prompt: str) -> None:
         """Continue a session that is not running nor paused with a new user message
-        (a chat's next message). Raises SessionError when it is running or paused."""
+        (a chat's next message). Raises SessionError when it is running or paused (a
+        paused one is continued by :meth:`approve` / :meth:`answer`)."""
         record, live = self._live.claim(session_id)
+        if record.pending:
+            raise SessionError(
+                f"Session {record.id} is paused waiting for a reply; give it with "
+                f"{how_to_reply(record.id, Pending.from_dict(record.pending))} — the run "
+                "resumes once every waiting call has one — then send the next message."
+            )
         await self._begin(record, live, lambda a: a.run_stream(prompt, session_id=record.id))
 
     async def resume(self, session_id: str) -> None:
@@ -215,14 +222,15 @@ class SessionService:
         """Reply to a permission request of a paused turn: ``allow`` (once), ``always``
         (and for the rest of the session) or ``deny``. Returns True when that was the
         last reply the turn waited for and the run resumed."""
+        decision = Decision.parse(decision)
         child = self._live.get(self.store.resolve(session_id))
         wait = child.child_waits.get(call_id) if child is not None else None
         if wait is not None:  # a sub-agent's request: its run goes on at once
-            wait.decision = Approval(str(Decision(decision)))
+            wait.decision = Approval(str(decision))
             wait.answered.set()
             return True
         record, live, pending = self._live.paused(session_id)
-        live.replies.add_decision(record.id, pending, call_id, Decision(decision))
+        live.replies.add_decision(record.id, pending, call_id, decision)
         return await self._resume_if_complete(record, live, pending)
 
     async def answer(self, session_id: str, call_id: str, answer: Answer) -> bool:

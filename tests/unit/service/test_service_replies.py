@@ -85,7 +85,7 @@ def test_replies_to_the_wrong_call_are_refused_with_what_is_waiting() -> None:
         replies.add_decision("s", pending, "c1", Decision.ALLOW)
     with pytest.raises(SessionError, match="waiting for a permission decision; use approve"):
         replies.add_answer("s", pending, "c0", "yes")
-    with pytest.raises(ValueError):
+    with pytest.raises(SessionError, match=r"'maybe' is not a reply.*'allow'.*'always'.*'deny'"):
         replies.add_decision("s", pending, "c0", "maybe")  # type: ignore[arg-type]
 
 

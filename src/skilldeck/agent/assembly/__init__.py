@@ -38,7 +38,11 @@ if TYPE_CHECKING:
         undeclared_policy,
     )
     from skilldeck.agent.assembly.parts import AgentParts, Hinter, Spawning, Startup
-    from skilldeck.agent.assembly.permission_rules import config_rules, permission_policy
+    from skilldeck.agent.assembly.permission_rules import (
+        config_rules,
+        permission_policy,
+        warn_unknown_tools,
+    )
 
 _HOME: dict[str, str] = {
     "AgentParts": "parts",
@@ -64,6 +68,7 @@ _HOME: dict[str, str] = {
     "session_metadata": "launch_metadata",
     "config_rules": "permission_rules",
     "permission_policy": "permission_rules",
+    "warn_unknown_tools": "permission_rules",
 }
 
 __all__ = [
@@ -89,6 +94,7 @@ __all__ = [
     "session_metadata",
     "type_policy",
     "undeclared_policy",
+    "warn_unknown_tools",
     "with_window",
 ]
 

@@ -4,24 +4,35 @@ Step 4 (**rules**) of the tool-narrowing pipeline (``agent/toolset.py``): the mo
 is the caller's, else the agent definition's, else the config's; ``allow`` / ``ask``
 / ``deny`` rules come from every config file (a workspace's ``deny = []`` never erases
 the user's deny rules), the environment and the caller (``--allow``, ``--deny``…).
-Tools a ``deny`` rule removes entirely are not shown either.
+Tools a ``deny`` rule removes entirely are not shown either. A rule naming a tool
+that does not exist (``bash``, ``Bsah``) matches nothing — a deny rule that denies
+nothing — so it is a ``ConfigWarning`` with the likely name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterable, Sequence
 
 from skilldeck.agent.permissions.permissions import MODES, Mode, PermissionPolicy
 from skilldeck.agent.spec import PermissionOptions
 from skilldeck.agent.subagents import AgentDefinition
 from skilldeck.config import Settings
-from skilldeck.errors import ConfigError
+from skilldeck.errors import ConfigError, ConfigWarning
 from skilldeck.settings.checks import error_origin
 from skilldeck.settings.precedence import file_rules
 from skilldeck.skills.policy.policy import ToolPolicy
-from skilldeck.skills.rules.toolrules import ToolRule
+from skilldeck.skills.rules.toolrules import TOOL_FAMILIES, ToolRule, unknown_rule_tool
+from skilldeck.tools.builtin import BUILTIN_TOOL_NAMES
 
-__all__ = ["config_rules", "permission_policy"]
+__all__ = ["KNOWN_TOOLS", "config_rules", "permission_policy", "warn_unknown_tools"]
+
+#: tools a rule may name although a given agent does not hold them (one config file
+#: serves every agent: a sub-agent without ``Task``, a run with ``tools=`` replaced)
+KNOWN_TOOLS = frozenset(
+    {*BUILTIN_TOOL_NAMES, *TOOL_FAMILIES, "Memory", "Skill", "TaskOutput", "NotebookEdit"}
+)
+_EFFECT = {"allow": "allows nothing", "ask": "asks about nothing", "deny": "denies nothing"}
 
 
 def permission_policy(
@@ -59,6 +70,32 @@ def config_rules(settings: Settings, key: str) -> list[str]:
     rules = [str(r) for r in getattr(settings.permissions, key)]
     rules += file_rules(settings.layers.files, key)  # the workspace's only when trusted
     return list(dict.fromkeys(rules))
+
+
+def warn_unknown_tools(
+    settings: Settings, options: PermissionOptions, offered: Iterable[str]
+) -> None:
+    """A ``ConfigWarning`` for each rule (config or caller) naming a tool that neither
+    skilldeck nor this agent has, with the likely name: ``deny=["bash"]`` denies
+    nothing. Patterns and MCP names (``mcp__srv__tool``) are left alone."""
+    known = KNOWN_TOOLS | set(offered)
+    for key in ("allow", "ask", "deny"):
+        for text in [*config_rules(settings, key), *getattr(options, key)]:
+            try:
+                rule = ToolRule.parse(str(text))
+            except ValueError:
+                continue  # permission_policy reports it as a ConfigError
+            unknown, guess = unknown_rule_tool(rule, known)
+            if not unknown:
+                continue
+            where = _origin_of(settings, key, str(text))
+            place = f"{where}: permissions.{key}" if where else key
+            hint = f" (did you mean `{ToolRule(guess, rule.specifier)}`?)" if guess else ""
+            warnings.warn(
+                f"{place} rule `{text}` names no tool, so it {_EFFECT[key]}{hint}",
+                ConfigWarning,
+                stacklevel=2,
+            )
 
 
 def _where_set(settings: Settings, options: PermissionOptions) -> str:

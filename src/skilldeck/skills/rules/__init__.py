@@ -76,6 +76,7 @@ if TYPE_CHECKING:
         path_rule_matches,
         split_shell_command,
         split_tool_list,
+        unknown_rule_tool,
     )
 
 _HOME: dict[str, str] = {
@@ -87,6 +88,7 @@ _HOME: dict[str, str] = {
     "path_rule_matches": "toolrules",
     "split_shell_command": "toolrules",
     "split_tool_list": "toolrules",
+    "unknown_rule_tool": "toolrules",
     "path_argument": "pathrules",
     "resolved_path": "pathrules",
     "tool_path_key": "pathrules",
@@ -171,6 +173,7 @@ __all__ = [
     "split_shell_command",
     "split_tool_list",
     "tool_path_key",
+    "unknown_rule_tool",
     "url_host",
 ]
 

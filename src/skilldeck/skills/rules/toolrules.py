@@ -35,6 +35,7 @@ A compound Bash command (``a && b | c``) is split into its simple commands: an
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import re
 import unicodedata
@@ -57,6 +58,7 @@ __all__ = [
     "path_rule_matches",
     "split_shell_command",
     "split_tool_list",
+    "unknown_rule_tool",
 ]
 
 _RULE_RE = re.compile(r"^\s*([A-Za-z0-9_*?.\-]+)\s*(?:\((.*)\))?\s*$", re.DOTALL)
@@ -142,7 +144,35 @@ class ToolRule:
 
 
 def parse_rules(texts: Iterable[str]) -> list[ToolRule]:
-    return [ToolRule.parse(t) for t in texts if t and t.strip()]
+    """Each rule of a list of rules (empty items skipped). ValueError for a lone string
+    (never read as one rule per character: ``"Bash"`` is not ``B``, ``a``, ``s``,
+    ``h``) or an item that is not a string."""
+    if isinstance(texts, str):
+        raise ValueError(f"expected a list of rules, got the string {texts!r}; write [{texts!r}]")
+    rules: list[ToolRule] = []
+    for text in texts:
+        if not text:
+            continue
+        if not isinstance(text, str):
+            raise ValueError(f"a rule is a string, not {type(text).__name__} {text!r}")
+        if text.strip():
+            rules.append(ToolRule.parse(text))
+    return rules
+
+
+def unknown_rule_tool(rule: ToolRule, known: Iterable[str]) -> tuple[bool, str | None]:
+    """Whether ``rule`` names a tool that is not in ``known`` (so it matches nothing),
+    with the closest known name (same letters in another case, or a near spelling).
+    Patterns (``mcp__srv__*``, ``T*``) and MCP tool names (``mcp__srv__tool``, a whole
+    server ``mcp__srv``) are never unknown: they name tools that come and go."""
+    names = set(known)
+    if rule.is_pattern or rule.tool.startswith("mcp__") or rule.tool in names:
+        return False, None
+    folded = {name.casefold(): name for name in names}
+    if rule.tool.casefold() in folded:
+        return True, folded[rule.tool.casefold()]
+    close = difflib.get_close_matches(rule.tool, sorted(names), n=1, cutoff=0.6)
+    return True, close[0] if close else None
 
 
 def split_tool_list(value: str) -> list[str]:
