@@ -290,7 +290,7 @@ def _install_staged(
     """Stage, check and commit one skill (``install``'s steps inside its root)."""
     staging = Path(tempfile.mkdtemp(prefix=".install-", dir=root.parent))
     try:
-        staged = _stage(_opened(source, options, staging), staging, _member(options.origin))
+        staged = _stage(_opened(source, options, staging), staging, options.origin)
         signed_by = check_package(staged.manifest, staged.signature, staged.files, public)
         label = source_label(source, options.origin, staged.top)
         local = options.origin is None or options.origin.kind == "local"
@@ -364,7 +364,7 @@ def _member(origin: Origin | None) -> str | None:
     return origin.subpath or None
 
 
-def _stage(source: Path, staging: Path, member: str | None = None) -> Staged:
+def _stage(source: Path, staging: Path, origin: Origin | None = None) -> Staged:
     if source.is_dir():
         staged = copy_folder(source, staging)
         for attr, filename in (("manifest", MANIFEST_NAME), ("signature", SIGNATURE_NAME)):
@@ -374,5 +374,7 @@ def _stage(source: Path, staging: Path, member: str | None = None) -> Staged:
                     setattr(staged, attr, fh.read(_META_CAP + 1)[:_META_CAP])
         return staged
     if source.is_file():
-        return extract_archive(source, staging, member)
+        # a download is named by its URL, not the temp file it was saved to
+        label = origin.source if origin is not None and origin.kind == "url" else None
+        return extract_archive(source, staging, _member(origin), label=label)
     raise PackageError(f"{source} does not exist; pass a .skill file or a skill folder.")

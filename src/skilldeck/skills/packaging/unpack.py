@@ -91,21 +91,25 @@ def safe_entry_name(raw: str) -> tuple[str, ...]:
     return parts
 
 
-def _open_zip(archive: Path) -> zipfile.ZipFile:
+def _open_zip(archive: Path, label: str | None = None) -> zipfile.ZipFile:
     try:
         return zipfile.ZipFile(archive)
     except (zipfile.BadZipFile, OSError) as e:
-        raise PackageError(f"{archive} is not a readable .skill (zip) archive: {e}") from e
+        shown = label or archive
+        raise PackageError(f"{shown} is not a readable .skill (zip) archive: {e}") from e
 
 
-def extract_archive(archive: Path, dest: Path, member: str | None = None) -> Staged:
+def extract_archive(
+    archive: Path, dest: Path, member: str | None = None, *, label: str | None = None
+) -> Staged:
     """Unpack ``archive`` into ``dest/<top folder>`` after every safety check.
 
     ``member`` (a folder inside the archive, as :func:`archive_skills` names it)
-    unpacks only the skill in that folder, of an archive holding several.
+    unpacks only the skill in that folder, of an archive holding several. ``label``
+    names the archive in messages when ``archive`` is a download's temp file (its URL).
     """
-    with _open_zip(archive) as zf:
-        top, entries = _plan(zf, archive, member)
+    with _open_zip(archive, label) as zf:
+        top, entries = _plan(zf, label or str(archive), member)
         folder = top.rsplit("/", 1)[-1] if top else "skill"
         staged = Staged(folder=dest / folder, top=top)
         staged.folder.mkdir(parents=True)
@@ -131,7 +135,7 @@ _Raw = tuple[tuple[str, ...], zipfile.ZipInfo, str]
 
 
 def _plan(
-    zf: zipfile.ZipFile, archive: Path, member: str | None = None
+    zf: zipfile.ZipFile, archive: str, member: str | None = None
 ) -> tuple[str | None, list[_Entry]]:
     """Check names, kinds, counts and declared sizes; find the top folder to strip
     (``member``'s folder when given: only its entries are kept)."""
@@ -161,7 +165,7 @@ def _plan(
     return top, entries
 
 
-def _checked_entries(zf: zipfile.ZipFile, archive: Path) -> list[_Raw]:
+def _checked_entries(zf: zipfile.ZipFile, archive: Path | str) -> list[_Raw]:
     """Every file and symlink entry: (its safe name's parts, its info, its kind)."""
     if len(zf.infolist()) > 2 * MAX_FILES:  # cheap early stop; the exact count is later
         raise PackageError(f"{archive} holds over {2 * MAX_FILES:,} entries; refused.")
@@ -219,7 +223,7 @@ def _outermost(folders: Iterable[tuple[str, ...]]) -> list[tuple[str, ...]]:
     return sorted(f for f in unique if not any(f[:n] in unique for n in range(len(f))))
 
 
-def _top_folder(all_parts: list[tuple[str, ...]], archive: Path) -> str | None:
+def _top_folder(all_parts: list[tuple[str, ...]], archive: Path | str) -> str | None:
     """``<name>/SKILL.md`` layout (Anthropic's packager) → ``name``; a SKILL.md at the
     archive root → None; anything else is not a skill package."""
     firsts = {parts[0] for parts in all_parts}

@@ -17,6 +17,7 @@ not asked at all. Applying what it finds is :mod:`skilldeck.skills.sources.updat
 
 from __future__ import annotations
 
+import shlex
 import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -26,7 +27,7 @@ from typing import Any, Literal
 import httpx2
 
 from skilldeck.config import Settings
-from skilldeck.errors import PackageError, SkilldeckError, SourceError
+from skilldeck.errors import NotASkillSourceError, PackageError, SkilldeckError, SourceError
 from skilldeck.skills.packaging.lockfile import (
     LockEntry,
     Scope,
@@ -41,10 +42,17 @@ from skilldeck.skills.sources.gitsource import remote_commit
 from skilldeck.skills.sources.httpsource import open_client
 from skilldeck.skills.sources.index import read_index
 from skilldeck.skills.sources.installer import fetch_options
-from skilldeck.skills.sources.resolve import Opened, open_source
+from skilldeck.skills.sources.resolve import Candidate, Opened, open_source
 from skilldeck.skills.sources.spec import FetchOptions, SourceSpec
 
-__all__ = ["State", "UpdateStatus", "check_entries", "check_updates", "selected_entries"]
+__all__ = [
+    "State",
+    "UpdateStatus",
+    "check_entries",
+    "check_updates",
+    "entry_candidate",
+    "selected_entries",
+]
 
 State = Literal["up-to-date", "outdated", "moved", "pinned", "local", "missing", "error"]
 
@@ -114,7 +122,7 @@ class _Asked:
         self.workdir = workdir
         self._answers: dict[tuple[str, str, str | None], object] = {}
 
-    def available(self, entry: LockEntry) -> str:
+    def available(self, entry: LockEntry, scope: Scope) -> str:
         key = (entry.kind, entry.source, entry.ref if entry.kind == "git" else None)
         if key not in self._answers:
             try:
@@ -125,7 +133,7 @@ class _Asked:
         if isinstance(answer, SkilldeckError):
             raise answer
         if isinstance(answer, _Download):  # a URL: its file, once; a digest per skill
-            return answer.digest(entry)
+            return answer.digest(entry, scope)
         if isinstance(answer, dict):  # an index: name → digest
             name = entry.subpath or entry.name
             if name not in answer:
@@ -155,8 +163,8 @@ class _Download:
     workdir: Path
     digests: dict[str, str | SkilldeckError] = field(default_factory=dict)
 
-    def digest(self, entry: LockEntry) -> str:
-        member = entry.subpath or ""
+    def digest(self, entry: LockEntry, scope: Scope) -> str:
+        member = entry_candidate(entry, self.opened.candidates(), scope).subpath
         if member not in self.digests:
             try:
                 self.digests[member] = self._digest(member)
@@ -172,7 +180,34 @@ class _Download:
         if got.path.is_dir():  # a raw SKILL.md, saved in its folder
             return tree_digest(hash_tree(got.path))
         with tempfile.TemporaryDirectory(dir=self.workdir) as tmp:
-            return tree_digest(extract_archive(got.path, Path(tmp), member or None).files)
+            url = self.opened.spec.location  # messages name it, not the temp file
+            return tree_digest(
+                extract_archive(got.path, Path(tmp), member or None, label=url).files
+            )
+
+
+def entry_candidate(entry: LockEntry, found: list[Candidate], scope: Scope) -> Candidate:
+    """The skill of its source (``found``) that ``entry`` was installed from: the one
+    in its folder (``subpath``). A URL installed with no folder held one skill; when
+    it now holds several, the one of the entry's name is it (if just one is)."""
+    subpath = entry.subpath or ""
+    if entry.kind == "url" and not subpath:
+        named = [c for c in found if c.name == entry.name]
+        if len(found) == 1 or len(named) == 1:
+            return found[0] if len(found) == 1 else named[0]
+        scoped = " --scope user" if scope == "user" else ""
+        raise NotASkillSourceError(
+            f"{entry.source} now holds {len(found)} skills ({', '.join(c.name for c in found)})"
+            f", {len(named) or 'none'} named {entry.name!r}; reinstall the one you mean with "
+            f"`skilldeck skills install {shlex.quote(entry.source)} --skill NAME{scoped} --force`."
+        )
+    for candidate in found:
+        if candidate.subpath == subpath:
+            return candidate
+    raise NotASkillSourceError(
+        f"{entry.source} no longer holds skill {entry.name!r} at {subpath or 'its top'}; "
+        "reinstall it from its new place."
+    )
 
 
 def selected_entries(
@@ -220,7 +255,7 @@ def _status(
             ),
         )
     try:
-        available = asked.available(entry)
+        available = asked.available(entry, scope)
     except SkilldeckError as e:
         return replace(base, state="error", message=str(e))
     if available == base.installed:

@@ -23,7 +23,6 @@ from typing import Any
 from skilldeck.config import Settings
 from skilldeck.errors import (
     LocallyModifiedError,
-    NotASkillSourceError,
     PackageError,
     SkilldeckError,
 )
@@ -44,7 +43,12 @@ from skilldeck.skills.sources.httpsource import open_client
 from skilldeck.skills.sources.installer import fetch_options
 from skilldeck.skills.sources.resolve import Candidate, open_source
 from skilldeck.skills.sources.spec import FetchOptions, SourceSpec
-from skilldeck.skills.sources.updatecheck import UpdateStatus, check_entries, selected_entries
+from skilldeck.skills.sources.updatecheck import (
+    UpdateStatus,
+    check_entries,
+    entry_candidate,
+    selected_entries,
+)
 
 __all__ = ["UpdateResult", "pin", "update"]
 
@@ -233,7 +237,7 @@ def _fetch_and_install(
     ):
         opened = open_source(spec, Path(tmp), options, client)
         found = opened.candidates()
-        wanted = [_candidate_of(entry, found) for _, entry in group]
+        wanted = [_candidate_of(entry, found, sc) for sc, entry in group]
         unique = list(dict.fromkeys(c for c in wanted if not isinstance(c, SkilldeckError)))
         fetched = {item.candidate: item for item in opened.materialize(unique)}
         out: list[InstalledSkill | SkilldeckError] = []
@@ -261,19 +265,14 @@ def _fetch_and_install(
     return out
 
 
-def _candidate_of(entry: LockEntry, found: list[Candidate]) -> Candidate | SkilldeckError:
-    """The source's skill that ``entry`` was installed from (a URL holds one, unless
-    it is an archive of several: then its folder inside)."""
-    subpath = entry.subpath or ""
-    if entry.kind == "url" and not subpath:
-        return found[0]
-    for candidate in found:
-        if candidate.subpath == subpath:
-            return candidate
-    return NotASkillSourceError(
-        f"{entry.source} no longer holds skill {entry.name!r} at {subpath or 'its top'}; "
-        "reinstall it from its new place."
-    )
+def _candidate_of(
+    entry: LockEntry, found: list[Candidate], scope: Scope
+) -> Candidate | SkilldeckError:
+    """The source's skill that ``entry`` was installed from (see :func:`entry_candidate`)."""
+    try:
+        return entry_candidate(entry, found, scope)
+    except SkilldeckError as e:
+        return e
 
 
 def _signer_kept(expected: str | None) -> tuple[StagedCheck, ...]:

@@ -1,5 +1,7 @@
 """``check`` / ``update`` of skills from a downloaded archive: two skills of one
-archive are each checked against their own folder."""
+archive are each checked against their own folder; an archive installed as one
+skill and later republished holding several is followed by the skill's name, and
+its messages name the URL, never a deleted temp file."""
 
 from __future__ import annotations
 
@@ -7,7 +9,10 @@ import json
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from skilldeck.config import Settings
+from skilldeck.errors import PackageError
 from skilldeck.skills.packaging.lockfile import lock_path, skills_root
 from skilldeck.skills.sources import check_updates, install_from, update
 from source_fixtures import serve, skill_md
@@ -55,3 +60,62 @@ def test_two_skills_of_one_url_archive_are_each_up_to_date(
         assert [s.state for s in check_updates(settings)] == ["up-to-date", "up-to-date"]
     root = skills_root(settings, "workspace")
     assert (root / "beta" / "references" / "notes.md").read_text() == "notes beta v2\n"
+
+
+def test_an_archive_grown_to_several_follows_the_skill_by_name(
+    tmp_path: Path, settings: Settings
+) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    multi_zip(site / "grow.zip", {"grow": "grow"})
+    with serve(site) as base:
+        [done] = install_from(f"{base}/grow.zip", settings=settings)
+        assert done.name == "grow" and "subpath" not in lock_doc(settings)["grow"]
+
+        multi_zip(site / "grow.zip", {"grow": "grow", "extra": "extra"})  # same grow
+        [status] = check_updates(settings)
+        assert status.state == "up-to-date", status.message
+
+        multi_zip(site / "grow.zip", {"grow": "grow", "extra": "extra"}, note="v2")
+        [status] = check_updates(settings)
+        assert status.state == "outdated", status.message
+        [result] = update(settings, names=["grow"])
+        assert result.outcome == "updated", result.message
+        assert lock_doc(settings)["grow"]["subpath"] == "grow"
+        [status] = check_updates(settings)
+        assert status.state == "up-to-date", status.message
+
+
+def test_an_archive_grown_without_the_skill_names_the_url(
+    tmp_path: Path, settings: Settings
+) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    multi_zip(site / "grow.zip", {"grow": "grow"})
+    with serve(site) as base:
+        install_from(f"{base}/grow.zip", settings=settings)
+        multi_zip(site / "grow.zip", {"alpha": "alpha", "beta": "beta"})
+        [status] = check_updates(settings)
+        [result] = update(settings, names=["grow"])
+    for message in (status.message, result.message):
+        assert status.state == "error" and result.outcome == "refused"
+        assert f"{base}/grow.zip" in message, message
+        assert "/tmp" not in message and "skilldeck-check-" not in message, message
+        assert "alpha, beta" in message and "--skill NAME" in message, message
+
+
+def test_a_downloaded_archive_refused_is_named_by_its_url(
+    tmp_path: Path, settings: Settings
+) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "broken.zip").write_bytes(b"not a zip")
+    with zipfile.ZipFile(site / "loose.zip", "w") as zf:
+        zf.writestr("notes/readme.md", "no skill here\n")
+    with serve(site) as base:
+        for name in ("broken.zip", "loose.zip"):
+            with pytest.raises(PackageError) as caught:
+                install_from(f"{base}/{name}", settings=settings)
+            message = str(caught.value)
+            assert message.startswith(f"{base}/{name} is not a"), message
+            assert "skilldeck-fetch-" not in message, message
