@@ -23,8 +23,10 @@ the session is marked ``error`` (or ``cancelled``).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -40,8 +42,8 @@ from skilldeck.agent.events import (
     UsageEvent,
 )
 from skilldeck.agent.loopguard import LoopGuard, recover_text_calls, text_calls_enabled
-from skilldeck.agent.pending import Pending, format_answer
-from skilldeck.agent.permissions.gate import DENIED_BY_USER, AllowAll, ToolGate
+from skilldeck.agent.pending import Pending, denied_text, format_answer
+from skilldeck.agent.permissions.gate import AllowAll, ToolGate
 from skilldeck.agent.recorder import (
     Limits,
     Recorder,
@@ -71,12 +73,8 @@ class Agent:
     def __init__(self, parts: AgentParts) -> None:
         model, settings = parts.model, parts.settings
         self.parts = parts
-        self.model, self.tools, self.settings, self.store = (
-            model,
-            parts.tools,
-            settings,
-            parts.store,
-        )
+        self.model, self.settings = model, settings
+        self.tools, self.store = parts.tools, parts.store
         self.system_prompt, self.cwd, self.name = parts.system_prompt, parts.cwd, parts.name
         self.limits = parts.limits or Limits.from_settings(settings)
         self.gate: ToolGate = parts.gate or AllowAll()
@@ -101,11 +99,26 @@ class Agent:
         self.subagents = parts.subagents
         #: the composed skill set the agent was built with (``--skill``), if any
         self.composed = parts.composed
+        #: the runs whose event stream is open (a caller may stop reading one early)
+        self._open_runs: dict[int, RunState] = {}
+        self._closed = False
 
     def close(self) -> None:
-        """Close the session store if this agent opened it."""
+        """Close the session store if this agent opened it; the agent cannot run again.
+        A run whose stream was left unfinished (a ``break`` out of :meth:`run_stream`)
+        is stored ``cancelled`` first, so it does not stay ``running``."""
+        for run in list(self._open_runs.values()):
+            self.recorder.abandon(run, GeneratorExit())
+        self._closed = True
         if self.owns_store:
             self.store.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise SessionError(
+                f"This agent ({self.name}) is closed (close() or the end of its `with` "
+                "block closed its session store); build a new one with build_agent()."
+            )
 
     def __enter__(self) -> Agent:
         return self
@@ -117,31 +130,37 @@ class Agent:
 
     async def run_stream(
         self, task: str, *, session_id: str | None = None, preload: Sequence[Message] = ()
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         """Run ``task`` (in a new session, or appended to ``session_id``), yielding events.
 
         ``preload`` messages (e.g. a skill body the user invoked by hand) go just
-        before the task.
+        before the task. Closing the stream before its ``done`` event (``aclose()``,
+        or leaving an ``async with contextlib.aclosing(...)`` block) stores the
+        session ``cancelled``, resumable.
         """
+        self._check_open()
         if session_id is None:
             run = await start_session(self, task, preload)
         else:
             run = continue_session(self, session_id, task, preload)
-        async for event in self._drive(run):
-            yield event
+        async with contextlib.aclosing(self._drive(run)) as events:
+            async for event in events:
+                yield event
 
     async def resume_stream(
         self, session_id: str, *, answer: str | None = None, approve: bool | None = None
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         """Continue a paused, interrupted or failed session, yielding events."""
+        self._check_open()
         run = load_session(self, session_id, resuming=True)
         if run.pending is not None:
             run.pending.check(run.session_id, answer=answer, approve=approve)
         elif answer is not None or approve is not None:
             raise SessionError(f"Session {run.session_id} is not waiting for an answer.")
         self.store.commit(run.session_id, TurnWrite(status="running", metadata=owner()))
-        async for event in self._drive(run, resume=(answer, approve)):
-            yield event
+        async with contextlib.aclosing(self._drive(run, resume=(answer, approve))) as events:
+            async for event in events:
+                yield event
 
     async def run(
         self, task: str, *, session_id: str | None = None, preload: Sequence[Message] = ()
@@ -154,11 +173,27 @@ class Agent:
         return await self._collect(self.resume_stream(session_id, answer=answer, approve=approve))
 
     def run_sync(self, task: str, **kwargs: Any) -> RunResult:
-        """``run`` for scripts and notebooks (starts its own event loop)."""
+        """``run`` for synchronous code: a script, a plain REPL (it starts its own event
+        loop). Where an event loop already runs — a Jupyter notebook, an ``async def``
+        — use ``await agent.run(task)``: this raises SessionError there."""
+        self._check_sync("run")
         return anyio.run(functools.partial(self.run, task, **kwargs))
 
     def resume_sync(self, session_id: str, **kwargs: Any) -> RunResult:
+        """``resume`` for synchronous code (see :meth:`run_sync`)."""
+        self._check_sync("resume")
         return anyio.run(functools.partial(self.resume, session_id, **kwargs))
+
+    def _check_sync(self, method: str) -> None:
+        self._check_open()
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no loop running in this thread: the usual case
+            return
+        raise SessionError(
+            f"{method}_sync() cannot start an event loop inside the one running in this "
+            f"thread (a Jupyter notebook, an async function): use `await agent.{method}(...)`."
+        )
 
     def tool_context(self, session_id: str, state: Mapping[str, Any] | None = None) -> ToolContext:
         """The tool context of a session (its state: Bash cwd, todos, files read…): the
@@ -169,34 +204,37 @@ class Agent:
 
     async def _drive(
         self, run: RunState, resume: tuple[str | None, bool | None] | None = None
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         sink = EventSink(self.recorder, run)
         run.ctx.services.emit_event = sink
         run.guard = LoopGuard.from_settings(self.settings)
+        self._open_runs[id(run)] = run
         try:
             if resume is not None and run.pending is not None:
                 await self._resolve_pending(run, *resume)
                 for event in run.drain():
                     yield event
             while run.status is None:
-                async for event in self._turn(run):
-                    yield event
+                async with contextlib.aclosing(self._turn(run)) as turn:
+                    async for event in turn:
+                        yield event
         except ModelError as e:  # the model is unreachable or out of script: resumable
             self.recorder.finish(run, "error", reason=str(e))
-        except BaseException as e:
+        except BaseException as e:  # GeneratorExit: the caller closed the stream early
             self.recorder.abandon(run, e)
             raise
         finally:
             sink.close()
+            self._open_runs.pop(id(run), None)
         for event in run.drain():
             yield event
 
-    async def _turn(self, run: RunState) -> AsyncIterator[Event]:
+    async def _turn(self, run: RunState) -> AsyncGenerator[Event, None]:
         flush_sink(run)
         stop = self.limits.reached(run)
         if stop is not None:
             status, reason = stop
-            self.recorder.finish(run, status, reason=reason, text=_last_text(run))
+            self.recorder.finish(run, status, reason=reason, text=run.last_text())
             return
         request = self._build_request(run)
         call = call_model(
@@ -207,8 +245,9 @@ class Agent:
             recorder=self.recorder,
             stream=self.stream_text,
         )
-        async for event in call:
-            yield event
+        async with contextlib.aclosing(call):
+            async for event in call:
+                yield event
         assert run.reply is not None, "_call_model always sets run.reply"
         reply = self._recover_text_calls(run, run.reply)
         self._record_reply(run, reply)
@@ -219,7 +258,7 @@ class Agent:
             self._record_outcomes(run, reply, outcomes, reply_committed=False)
             if run.stuck is not None and run.status is None:
                 reason = run.stuck.reason()
-                self.recorder.finish(run, "stuck", reason=reason, text=_last_text(run))
+                self.recorder.finish(run, "stuck", reason=reason, text=run.last_text())
         else:
             self.recorder.finish(run, "completed", text=reply.text, rows=[(reply, None)])
         for event in run.drain():
@@ -332,7 +371,7 @@ class Agent:
                 run.tool_calls += 1
                 outcome = await dispatcher.run_approved(call)
             else:
-                outcome = Outcome(call, ToolResult.error(_denied(waiting.payload)))
+                outcome = Outcome(call, ToolResult.error(denied_text(waiting.payload)))
             if outcome.result is not None:
                 self.recorder.emit_result(run, call, outcome.result)
             outcomes.append(outcome)
@@ -356,15 +395,3 @@ class Agent:
 
     async def _collect(self, stream: AsyncIterator[Event]) -> RunResult:
         return collect_result([event async for event in stream], self.store)
-
-
-def _last_text(run: RunState) -> str:
-    for message in reversed(run.history.messages):
-        if isinstance(message, AssistantMessage) and message.text:
-            return message.text
-    return ""
-
-
-def _denied(payload: dict[str, Any]) -> str:
-    tool = payload.get("tool")
-    return f"{DENIED_BY_USER} (tool: {tool})" if tool else DENIED_BY_USER

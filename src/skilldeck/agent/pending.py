@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skilldeck.agent.dispatch import Outcome, Waiting
+from skilldeck.agent.permissions.gate import DENIED_BY_USER
 from skilldeck.errors import SessionError
 from skilldeck.llm.messages import ToolCall
 from skilldeck.tools.base import ToolResult
@@ -119,6 +120,12 @@ def resume_command(session_id: str, pending: Pending | None) -> str:
     if pending.needs_approval():
         parts.append("--approve (or --deny)")
     return " ".join(parts)
+
+
+def denied_text(payload: dict[str, Any]) -> str:
+    """The tool result of a call the human refused to approve."""
+    tool = payload.get("tool")
+    return f"{DENIED_BY_USER} (tool: {tool})" if tool else DENIED_BY_USER
 
 
 def format_answer(payload: dict[str, Any], answer: str) -> str:

@@ -60,7 +60,8 @@ class Limits:
     @classmethod
     def from_settings(cls, settings: Settings, *, max_turns: int | None = None) -> Limits:
         a = settings.agent
-        return cls(max_turns or a.max_turns, a.max_tool_calls, a.max_tokens, a.max_wall_seconds)
+        turns = a.max_turns if max_turns is None else max_turns
+        return cls(turns, a.max_tool_calls, a.max_tokens, a.max_wall_seconds)
 
     def reached(self, run: RunState) -> tuple[str, str] | None:
         """``(status, reason)`` when a cap is reached, checked before each model call."""
@@ -119,6 +120,13 @@ class RunState:
     def session_turn(self) -> int:
         """Assistant turns already committed in the whole session."""
         return self.history.assistant_turns
+
+    def last_text(self) -> str:
+        """The last text the model wrote in the session ('' when none)."""
+        for message in reversed(self.history.messages):
+            if isinstance(message, AssistantMessage) and message.text:
+                return message.text
+        return ""
 
 
 @dataclass
@@ -199,6 +207,8 @@ class Recorder:
         cancelled = not isinstance(error, Exception)
         status = "cancelled" if cancelled else "error"
         reason = type(error).__name__ if cancelled else redact(f"{type(error).__name__}: {error}")
+        if isinstance(error, GeneratorExit):
+            reason = "the caller closed the event stream before the run ended"
         run.status = status
         run.unsaved.append(DoneEvent(session_id=run.session_id, status=status, reason=reason))
         run.turn_usage = None

@@ -9,7 +9,7 @@ text is, with the reply). A stream that ends without a complete turn is a
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 from skilldeck.agent.events import Event, ModelCallEvent, TextDeltaEvent
 from skilldeck.agent.recorder import Recorder, RunState, retries_to
@@ -27,7 +27,7 @@ async def call_model(
     run: RunState,
     recorder: Recorder,
     stream: bool,
-) -> AsyncIterator[Event]:
+) -> AsyncGenerator[Event, None]:
     """Start the run's next turn and ask ``model``, yielding the events meanwhile;
     the reply is left in ``run.reply``."""
     run.turn += 1
@@ -41,19 +41,24 @@ async def call_model(
         return
     run.reply = None
     chunks = aiter(model.stream(request, specs))
-    while True:
-        with retries_to(sink):
-            chunk = await anext(chunks, None)
-        for event in run.drain():  # a retry shows before the text it led to
-            yield event
-        if chunk is None:
-            break
-        if isinstance(chunk, TextDelta) and chunk.text:
-            delta = TextDeltaEvent(text=chunk.text)
-            if recorder.on_event is not None:
-                recorder.on_event(delta)
-            yield delta  # live text only: deltas are not stored
-        elif isinstance(chunk, TurnComplete):
-            run.reply = chunk.message
+    try:
+        while True:
+            with retries_to(sink):
+                chunk = await anext(chunks, None)
+            for event in run.drain():  # a retry shows before the text it led to
+                yield event
+            if chunk is None:
+                break
+            if isinstance(chunk, TextDelta) and chunk.text:
+                delta = TextDeltaEvent(text=chunk.text)
+                if recorder.on_event is not None:
+                    recorder.on_event(delta)
+                yield delta  # live text only: deltas are not stored
+            elif isinstance(chunk, TurnComplete):
+                run.reply = chunk.message
+    finally:  # a stream closed early closes the model's (its connection) too
+        close = getattr(chunks, "aclose", None)
+        if close is not None:
+            await close()
     if run.reply is None:
         raise ModelError(f"{model.name}: the stream ended without a complete turn.")

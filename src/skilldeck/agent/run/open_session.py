@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from skilldeck.agent.context import History
 from skilldeck.agent.events import SkillHintEvent
-from skilldeck.agent.pending import Pending
+from skilldeck.agent.pending import Pending, resume_command
 from skilldeck.agent.recorder import RunState, owner
 from skilldeck.agent.store import TurnWrite, new_session_id, process_alive
 from skilldeck.errors import SessionError
@@ -66,8 +66,11 @@ def continue_session(
     """``session_id`` with ``task`` appended as the next user message."""
     run = load_session(agent, session_id, resuming=False)
     if run.pending is not None:
+        what = "approval" if run.pending.needs_approval() else "an answer"
         raise SessionError(
-            f"Session {run.session_id} is paused waiting for a human; resume it first."
+            f"Session {run.session_id} is paused waiting for {what}; reply first with "
+            f"`{resume_command(run.session_id, run.pending)}` (Python: agent.resume("
+            "session_id, answer=... or approve=True/False)), then send the next message."
         )
     new = [*preload, *user_turn(agent, run, task)]
     rows = [(m, None) for m in new]

@@ -106,6 +106,7 @@ class SessionStore:
         #: what this process is, in the lease another process is refused by
         self.owner = owner or describe_process()
         self._lock = threading.RLock()
+        self._closed = False
         in_memory = str(path) == ":memory:"  # sqlite's own name for a private database
         try:
             if not in_memory:
@@ -147,6 +148,7 @@ class SessionStore:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             self._conn.close()
 
     def __enter__(self) -> SessionStore:
@@ -164,6 +166,8 @@ class SessionStore:
         for attempt in range(_BUSY_RETRIES):
             try:
                 with self._lock:
+                    if self._closed:  # not sqlite3's "closed database" ProgrammingError
+                        raise SessionError(f"The session store {self.path} is closed.")
                     return fn()
             except sqlite3.DatabaseError as e:
                 if damage.is_damaged_file(e):
@@ -371,10 +375,7 @@ class SessionStore:
         ]
 
     def total_usage(self, session_id: str) -> Usage:
-        total = Usage()
-        for row in self.usage(session_id):
-            total = total + row.usage
-        return total
+        return sum((row.usage for row in self.usage(session_id)), Usage())
 
     # defined last: inside the class body the name `list` would shadow the builtin
     def list(self, *, limit: int = 50, status: str | None = None) -> list[SessionRecord]:
