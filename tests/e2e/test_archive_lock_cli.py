@@ -34,7 +34,11 @@ def test_an_archive_of_several_skills_is_listed_then_chosen(tmp_path: Path) -> N
 
     as_json = skilldeck("skills", "install", str(archive), "--json", cwd=ws, env=env)
     assert as_json.returncode == 1
-    assert json.loads(as_json.stdout)["candidates"] == ["alpha", "beta"]
+    listing = json.loads(as_json.stdout)["candidates"]
+    assert [(c["name"], c["subpath"]) for c in listing] == [
+        ("alpha", "kit-main/skills/alpha"),
+        ("beta", "kit-main/skills/beta"),
+    ]
 
     done = skilldeck("skills", "install", str(archive), "--skill", "beta", cwd=ws, env=env)
     assert done.returncode == 0, done.stderr

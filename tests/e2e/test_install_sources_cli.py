@@ -32,7 +32,8 @@ def test_git_shorthand_install_check_update_pin(tmp_path: Path) -> None:
 
     as_json = skilldeck("skills", "install", "acme/kit", "--json", cwd=ws, env=env)
     assert as_json.returncode == 1
-    assert sorted(json.loads(as_json.stdout)["candidates"]) == ["alpha", "beta"]
+    listing = json.loads(as_json.stdout)["candidates"]
+    assert sorted(c["name"] for c in listing) == ["alpha", "beta"]
 
     done = skilldeck("skills", "install", "acme/kit", "--skill", "alpha", cwd=ws, env=env)
     assert done.returncode == 0, done.stderr

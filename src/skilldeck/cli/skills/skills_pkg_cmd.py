@@ -41,7 +41,7 @@ from skilldeck.skills.packaging.package import check_output
 from skilldeck.skills.packaging.placement import workspace_note
 from skilldeck.skills.packaging.signing import key_id, keygen, load_public_key
 from skilldeck.skills.packaging.skillpack import SUFFIX, age_keygen, encrypt_skill
-from skilldeck.skills.sources import FetchOptions, install_from
+from skilldeck.skills.sources import Choice, FetchOptions, install_from
 
 if TYPE_CHECKING:
     from skilldeck.skills.packaging import InstalledSkill
@@ -243,8 +243,21 @@ def _choices_as_json(as_json: bool) -> Iterator[None]:
     except SkillChoiceError as e:
         if not as_json:
             raise
-        print_json({"error": str(e).splitlines()[0], "candidates": e.candidates})
+        print_json(choice_json(e))
         raise typer.Exit(1) from None
+
+
+def choice_json(error: SkillChoiceError) -> dict[str, Any]:
+    """``--json``'s "choose": the whole message — less the listing, which
+    ``candidates`` carries — and each candidate as ``{name, subpath, description}``."""
+    lines = [line.strip() for line in str(error).splitlines() if not line.startswith("  ")]
+    return {
+        "error": " ".join(lines),
+        "candidates": [
+            c.to_dict() if isinstance(c, Choice) else {"name": c, "subpath": "", "description": ""}
+            for c in error.candidates
+        ],
+    }
 
 
 def _print_installed(result: InstalledSkill) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from skilldeck._moved import load_attribute
 
 if TYPE_CHECKING:
-    from skilldeck.skills.sources.installer import install_from, list_source
+    from skilldeck.skills.sources.installer import Choice, install_from, list_source
     from skilldeck.skills.sources.resolve import Candidate
     from skilldeck.skills.sources.spec import FetchOptions, Reporter, SourceSpec, parse_source
     from skilldeck.skills.sources.updatecheck import UpdateStatus, check_updates
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 _HOME: dict[str, str] = {
     "Candidate": "resolve",
+    "Choice": "installer",
     "FetchOptions": "spec",
     "Reporter": "spec",
     "SourceSpec": "spec",
@@ -43,6 +44,7 @@ _HOME: dict[str, str] = {
 
 __all__ = [
     "Candidate",
+    "Choice",
     "FetchOptions",
     "Reporter",
     "SourceSpec",

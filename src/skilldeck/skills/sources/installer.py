@@ -24,10 +24,31 @@ from skilldeck.skills.sources.httpsource import open_client
 from skilldeck.skills.sources.resolve import Candidate, open_source
 from skilldeck.skills.sources.spec import FetchOptions, parse_source
 
-__all__ = ["brief", "choose", "fetch_options", "install_from", "list_source"]
+__all__ = ["Choice", "brief", "choose", "fetch_options", "install_from", "list_source"]
 
 #: how much of a description a listing of a source's skills shows
 BRIEF_LIMIT = 60
+
+
+class Choice(str):
+    """An item of :attr:`SkillChoiceError.candidates <skilldeck.errors.SkillChoiceError>`:
+    the string it always was (the skill's name, or its folder where the name is not
+    enough) that also carries the skill's name, folder inside the source and
+    description — ``install --json`` lists them as objects, telling apart two skills
+    of one name."""
+
+    name: str
+    subpath: str
+    description: str
+
+    def __new__(cls, value: str, candidate: Candidate) -> Choice:
+        self = super().__new__(cls, value)
+        self.name, self.subpath = candidate.name, candidate.subpath
+        self.description = candidate.description
+        return self
+
+    def to_dict(self) -> dict[str, str]:
+        return {"name": self.name, "subpath": self.subpath, "description": self.description}
 
 
 def fetch_options(settings: Settings, base: FetchOptions | None = None) -> FetchOptions:
@@ -141,7 +162,7 @@ def refuse_same_name(chosen: list[Candidate], source: str) -> None:
         f"{source} holds {described}: they would install into one folder. Nothing was "
         f"installed. Choose the one you mean by its folder (--skill {first}) and any "
         "others with more --skill NAME.",
-        candidates=[c.subpath for group in clashes for c in group],
+        candidates=[Choice(c.subpath, c) for group in clashes for c in group],
     )
 
 
@@ -168,7 +189,7 @@ def choose(
         raise SkillChoiceError(
             f"{source} holds {len(candidates)} skills:\n{listing(candidates)}\nChoose with "
             "--skill NAME (repeatable) or install them all with --all.",
-            candidates=[c.name for c in candidates],
+            candidates=[Choice(c.name, c) for c in candidates],
         )
     out: list[Candidate] = []
     for name in wanted:
@@ -206,6 +227,6 @@ def _matching(candidates: list[Candidate], name: str, source: str) -> list[Candi
             f"one you mean by its folder: --skill {first}"
             + (directly if Path(source).is_dir() else "")
             + ".",
-            candidates=[c.subpath for c in match],
+            candidates=[Choice(c.subpath, c) for c in match],
         )
     return match
