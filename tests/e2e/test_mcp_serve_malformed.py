@@ -52,6 +52,11 @@ class StdioPeer:
         message: dict[str, Any] = json.loads(line)
         return message
 
+    def answer_to(self, rid: int, method: str) -> dict[str, Any]:
+        """Send a request and return the next line the server writes, whatever it is."""
+        self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": {}})
+        return self.answer()
+
     def request(self, rid: int, method: str, params: dict[str, Any] | None = None) -> Any:
         """Send a request and return the answer to it (notifications in between skipped)."""
         self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params or {}})
@@ -149,3 +154,61 @@ def test_bad_calls_are_one_sentence_errors_and_the_session_goes_on(peer: StdioPe
         },
     )
     assert ok["result"]["content"][0]["text"] == "# Guide\n"
+
+
+def test_json_nested_too_deeply_is_a_parse_error_and_serving_goes_on(peer: StdioPeer) -> None:
+    initialize(peer)
+    peer.send("[" * 100_000 + "]" * 100_000)  # deeper than Python's json recurses
+    deep = peer.answer()
+    assert deep["id"] is None and deep["error"]["code"] == -32700
+    assert "too deeply" in deep["error"]["message"]
+    assert peer.request(8, "ping")["result"] == {}
+
+
+def test_a_lone_surrogate_id_is_answered_with_a_null_id(peer: StdioPeer) -> None:
+    initialize(peer)
+    peer.send('{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}')  # no UTF-8 string
+    surrogate = peer.answer()
+    assert surrogate["id"] is None and surrogate["error"]["code"] == -32700
+    assert "lone surrogate" in surrogate["error"]["message"]
+    assert peer.request(8, "ping")["result"] == {}
+
+
+def test_a_request_with_an_id_mcp_does_not_allow_is_answered(peer: StdioPeer) -> None:
+    initialize(peer)
+    for rid in ("1.5", "true", "null"):  # the SDK reads these as notifications
+        peer.send(f'{{"jsonrpc":"2.0","id":{rid},"method":"tools/list"}}')
+        invalid = peer.answer()
+        assert invalid["id"] is None and invalid["error"]["code"] == -32600
+        assert '"id" must be a string or an integer' in invalid["error"]["message"]
+
+
+def test_a_malformed_response_from_the_client_is_not_answered(peer: StdioPeer) -> None:
+    initialize(peer)
+    peer.send('{"jsonrpc":"2.0","id":5,"result":1}')
+    pong = peer.answer_to(8, "ping")  # the very next line the server writes
+    assert pong == {"jsonrpc": "2.0", "id": 8, "result": {}}
+
+
+def test_an_over_long_line_is_discarded_and_serving_goes_on(peer: StdioPeer) -> None:
+    initialize(peer)
+    peer.send("x" * (16 * 1024 * 1024 + 1))  # one character over MAX_LINE_CHARS
+    too_large = peer.answer()
+    assert too_large["id"] is None and too_large["error"]["code"] == -32600
+    assert "too large" in too_large["error"]["message"]
+    assert peer.request(9, "ping")["result"] == {}
+
+
+def test_serving_with_stdin_closed_is_one_clear_error(tmp_path: Path) -> None:
+    root = write_demo_catalog(tmp_path / "skills")
+    serve = [sys.executable, "-m", "skilldeck.cli.main", "mcp", "serve", "--no-defaults"]
+    done = subprocess.run(
+        ["sh", "-c", 'exec "$@" <&-', "sh", *serve, "--root", str(root), "--poll-interval", "0"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: mcp serve: stdin is closed;"), done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1

@@ -2,22 +2,25 @@
 
 The SDK's ``stdio_server`` reads one JSON-RPC message per line and, when a line is
 not one, hands the server an exception that it logs at debug level and drops: the
-client waits forever for an answer. JSON-RPC 2.0 says a line that is not JSON gets
-``-32700 Parse error`` and a JSON value that is not a request gets ``-32600 Invalid
-Request`` (with the request's id when one can be read). :func:`stdio_transport`
-keeps the SDK's reader and writer (and its claim of fd 1) and adds that answer:
+client waits forever for an answer. :func:`stdio_transport` keeps the SDK's reader
+and writer (and its claim of fd 1) and answers such a line as JSON-RPC 2.0 says
+(``-32700 Parse error``, ``-32600 Invalid Request``; the answers are in
+:mod:`.malformed`):
 
 * it reads fd 0 itself (moving fd 0 to the null device meanwhile, as the SDK does,
   so a handler or child process reads EOF instead of the protocol) through a file
   that remembers every line it hands the SDK's reader;
 * the SDK's reader turns each line into exactly one item, in order, so the receive
   side pairs every rejected item with its line and answers it from the line (a
-  blank line is skipped silently, as whitespace between messages).
+  blank line is skipped silently, as whitespace between messages);
+* a line the SDK reads as a notification although it has an ``"id"`` (``1.5``,
+  ``true``, ``null``: no MCP request id) is answered instead of ignored;
+* a line longer than :data:`MAX_LINE_CHARS` is discarded unread and answered;
+* answering a bad line never ends serving: whatever goes wrong there is logged.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
@@ -28,81 +31,81 @@ from io import TextIOWrapper
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any, BinaryIO, Self
 
+if sys.platform != "win32":
+    import fcntl
+
 import anyio
 from anyio import AsyncFile
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
+from mcp_types import JSONRPCError, JSONRPCNotification
 
-from skilldeck.mcp.arguments import json_kind
+from skilldeck.errors import MCPError
+from skilldeck.mcp.malformed import (
+    has_id,
+    invalid_request,
+    reply_to_malformed,
+    reply_to_misread_request,
+    writable,
+)
 
 if TYPE_CHECKING:  # the SDK's stream protocols, from a private module: for mypy only
     from mcp.shared._stream_protocols import ReadStream, WriteStream
 
 log = logging.getLogger(__name__)
 
-REQUEST_SHAPE = 'a request is {"jsonrpc": "2.0", "id": 1, "method": "...", "params": {...}}'
+#: the longest line read (in characters, its newline not counted): a longer one is
+#: discarded up to its newline, unread, and answered -32600
+MAX_LINE_CHARS = 16 * 1024 * 1024
+_DISCARD_CHUNK = 64 * 1024
 
 
-def reply_to_malformed(line: str) -> JSONRPCError | None:
-    """The JSON-RPC error answering ``line``, a line that is not a JSON-RPC message
-    (None for a blank line, which is not answered)."""
-    if not line.strip():
-        return None
-    try:
-        value = json.loads(line)
-    except ValueError as e:
-        where = f" ({e.msg} at column {e.colno})" if isinstance(e, json.JSONDecodeError) else ""
-        message = f"Parse error: the line is not JSON{where}; send one JSON-RPC message per line."
-        return _error(None, PARSE_ERROR, message)
-    problem = _request_problem(value)
-    return _error(
-        _readable_id(value), INVALID_REQUEST, f"Invalid Request: {problem}; {REQUEST_SHAPE}."
+def reply_to_oversized() -> JSONRPCError:
+    """The answer to a line longer than :data:`MAX_LINE_CHARS` (discarded unread)."""
+    return invalid_request(
+        f"the message is too large (over {MAX_LINE_CHARS} characters on one line) and "
+        "was discarded unread"
     )
 
 
-def _request_problem(value: Any) -> str:
-    """What makes ``value`` (parsed JSON) no JSON-RPC 2.0 message, in a few words."""
-    if isinstance(value, list):
-        return "batches (JSON arrays) are not supported by MCP, send each message on its own line"
-    if not isinstance(value, dict):
-        return f"the message is {json_kind(value)}, not a JSON object"
-    if value.get("jsonrpc") != "2.0":
-        return 'the message needs "jsonrpc": "2.0"'
-    if "id" in value and _readable_id(value) is None:
-        return '"id" must be a string or an integer'
-    if "method" in value and not isinstance(value["method"], str):
-        return '"method" must be a string'
-    if "params" in value and not isinstance(value["params"], dict):
-        return '"params" must be a JSON object'
-    if "method" not in value:
-        return 'the message has no "method" (and is no valid response either)'
-    return "the message does not match any JSON-RPC message shape"
-
-
-def _readable_id(value: Any) -> str | int | None:
-    if not isinstance(value, dict):
-        return None
-    rid = value.get("id")
-    return rid if isinstance(rid, str | int) and not isinstance(rid, bool) else None
-
-
-def _error(rid: str | int | None, code: int, message: str) -> JSONRPCError:
-    return JSONRPCError(jsonrpc="2.0", id=rid, error=ErrorData(code=code, message=message))
-
-
 class _TappedFile(AsyncFile[str]):
-    """An async text file that remembers each line it hands out, until taken."""
+    """An async text file that remembers each line it hands out, until taken; a line
+    longer than :data:`MAX_LINE_CHARS` is discarded unread, handed out as a blank
+    line (which the SDK's reader rejects) and remembered as None."""
 
     def __init__(self, fp: IO[str]) -> None:
         super().__init__(fp)
-        self.lines: deque[str] = deque()
+        self.lines: deque[str | None] = deque()
 
     async def readline(self) -> str:
-        line = await super().readline()
+        line = await anyio.to_thread.run_sync(
+            _read_line, self.wrapped, MAX_LINE_CHARS, limiter=self.limiter
+        )
+        if line is None:
+            self.lines.append(None)
+            return "\n"
         if line:
             self.lines.append(line)
         return line
+
+
+def _read_line(fp: IO[str], limit: int) -> str | None:
+    """The next line of ``fp`` ("" at the end), or None when it is longer than
+    ``limit`` characters: then it is read up to its newline and dropped, in chunks."""
+    line = fp.readline(limit + 1)
+    if len(line) <= limit or line.endswith("\n"):
+        return line
+    while True:
+        chunk = fp.readline(_DISCARD_CHUNK)
+        if not chunk or chunk.endswith("\n"):
+            return None
+
+
+def _misread_request(item: SessionMessage | Exception, line: str | None) -> bool:
+    """Whether the SDK read ``line`` as a notification although it has an ``"id"``."""
+    if isinstance(item, Exception) or not isinstance(item.message, JSONRPCNotification):
+        return False
+    return line is not None and has_id(line)
 
 
 class _AnsweringReader:
@@ -113,7 +116,7 @@ class _AnsweringReader:
         self,
         inner: ReadStream[SessionMessage | Exception],
         write: WriteStream[SessionMessage],
-        lines: deque[str],
+        lines: deque[str | None],
     ) -> None:
         self._inner = inner
         self._write = write
@@ -128,16 +131,34 @@ class _AnsweringReader:
         while True:
             item = await self._inner.receive()
             line = self._lines.popleft() if self._lines else ""
-            if not isinstance(item, Exception):
-                return item
-            reply = reply_to_malformed(line)
-            if reply is None:
+            if isinstance(item, Exception) or _misread_request(item, line):
+                await self._answer(line, item)
                 continue
-            log.info("answered a malformed message: %s", reply.error.message)
-            try:
-                await self._write.send(SessionMessage(reply))
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                log.debug("dropped the answer to a malformed message: write stream closed")
+            return item
+
+    async def _answer(self, line: str | None, item: SessionMessage | Exception) -> None:
+        """Answer a line the server does not take. Never raises: a line, however bad,
+        must not end serving."""
+        try:
+            if line is None:
+                reply: JSONRPCError | None = reply_to_oversized()
+            elif isinstance(item, Exception):
+                reply = reply_to_malformed(line, item)
+            else:
+                reply = reply_to_misread_request(line)
+            if reply is None:
+                return
+            reply = writable(reply)
+        except Exception:
+            log.exception("could not make the answer to a malformed message")
+            reply = invalid_request("the message could not be read")
+        log.info("answered a malformed message: %s", reply.error.message)
+        try:
+            await self._write.send(SessionMessage(reply))
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            log.debug("dropped the answer to a malformed message: write stream closed")
+        except Exception:
+            log.exception("could not send the answer to a malformed message")
 
     def __aiter__(self) -> Self:
         return self
@@ -172,13 +193,26 @@ class _UnownedTextWrapper(TextIOWrapper):
             self.detach()
 
 
+def _dup_above_std(fd: int) -> int:
+    """A close-on-exec duplicate of ``fd`` numbered 3 or more, as the SDK makes its
+    own: never fd 1 or 2, even when they are closed (the protocol copy would become
+    "stdout" or "stderr" of everything that writes there)."""
+    if sys.platform == "win32":  # pragma: no cover - no fcntl there
+        duplicate = os.dup(fd)
+        if duplicate <= 2:
+            os.close(duplicate)
+            raise OSError(f"the duplicate of fd {fd} landed on fd {duplicate}")
+        return duplicate
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+
+
 def _divert_fd0() -> int | None:
     """A private duplicate of fd 0, with fd 0 itself now reading the null device
     (None, fd 0 untouched, when that cannot be done)."""
     try:
         if sys.stdin.buffer.fileno() != 0:
             return None
-        private = os.dup(0)
+        private = _dup_above_std(0)
     except (AttributeError, OSError, ValueError):
         return None
     try:
@@ -213,12 +247,35 @@ def _wire_stdin() -> Iterator[BinaryIO]:
             os.dup2(private, 0)
 
 
+def _check_std_streams(need_stdin: bool, need_stdout: bool) -> None:
+    """A process started with fd 0 or fd 1 closed has no sys.stdin or sys.stdout
+    (None): one clear error, not an AttributeError deep in the transport."""
+    missing = [
+        name
+        for name, needed, stream in (
+            ("stdin", need_stdin, sys.stdin),
+            ("stdout", need_stdout, sys.stdout),
+        )
+        if needed and stream is None
+    ]
+    if missing:
+        raise MCPError(
+            f"mcp serve: {' and '.join(missing)} is closed; the stdio transport reads "
+            "requests from stdin and writes answers to stdout (a client starts the "
+            "server with both as pipes, or use --transport http)."
+        )
+
+
 @asynccontextmanager
 async def stdio_transport(
     stdin: AsyncFile[str] | None = None, stdout: AsyncFile[str] | None = None
 ) -> AsyncIterator[tuple[ReadStream[SessionMessage | Exception], WriteStream[SessionMessage]]]:
     """``(read_stream, write_stream)`` for ``Server.run``, over the process's stdin and
-    stdout (or the given text files), answering malformed lines (see the module)."""
+    stdout (or the given text files), answering malformed lines (see the module).
+
+    Raises :class:`~skilldeck.errors.MCPError` when the process has no stdin or no
+    stdout to speak the protocol on (started with it closed)."""
+    _check_std_streams(stdin is None, stdout is None)
     with ExitStack() as stack:
         if stdin is None:
             wire = stack.enter_context(_wire_stdin())
