@@ -81,6 +81,7 @@ from skilldeck.errors import ConfigError
 from skilldeck.llm.client import ModelLLMClient
 from skilldeck.llm.messages import Model
 from skilldeck.llm.profile import Profile, ToolView, resolve_profile
+from skilldeck.skills.discovery.roots import RootPaths, root_paths
 from skilldeck.skills.registry import SkillRegistry
 from skilldeck.tools.base import Tool, ToolRegistry, ToolServices
 from skilldeck.tools.compact import compact_spec
@@ -263,7 +264,7 @@ def build_agent(
     approver: Approver | None = None,
     session_store: SessionStore | None = None,
     registry: SkillRegistry | None = None,
-    roots: Sequence[Path] = (),
+    roots: RootPaths = (),
     no_defaults: bool = False,
     gate: ToolGate | None = None,
     tools: Sequence[Tool] | None = None,
@@ -331,7 +332,7 @@ def build_agent(
         approver=approver,
         on_event=on_event,
         services=ToolServices.of(services),
-        scan=Scan(tuple(Path(r) for r in roots), no_defaults),
+        scan=Scan(root_paths(roots), no_defaults),
     )
     return build(spec, runtime)
 

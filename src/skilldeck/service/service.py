@@ -66,6 +66,7 @@ from skilldeck.service.views import (
     message_view,
     pending_calls,
 )
+from skilldeck.skills.discovery.roots import RootPaths, root_paths
 from skilldeck.skills.registry import SkillRegistry
 
 __all__ = ["SessionService"]
@@ -96,12 +97,12 @@ class SessionService:
         model: str | Model | None = None,
         permission_mode: str | None = None,
         cwd: Path | None = None,
-        roots: Sequence[Path] = (),
+        roots: RootPaths = (),
         no_defaults: bool = False,
     ) -> None:
         self.cwd = (cwd or Path.cwd()).resolve()
         self.settings = settings or load_settings(workspace=self.cwd)
-        self.scan = Scan(tuple(Path(r) for r in roots), no_defaults)
+        self.scan = Scan(root_paths(roots), no_defaults)
         self.registry = registry or SkillRegistry.discover(
             self.settings, roots=self.scan.roots, no_defaults=no_defaults
         )

@@ -199,3 +199,25 @@ def test_max_turns_one_is_one_and_none_is_the_configured_default(settings: Setti
         assert agent.limits.max_turns == 1
     with build_agent(settings, model=bash_model()) as agent:
         assert agent.limits.max_turns == settings.agent.max_turns
+
+
+# ---- roots: one path given alone is one root, never one per character ----------------
+
+
+def _one_skill_root(tmp_path: Path) -> Path:
+    root = tmp_path / "my skills"
+    (root / "hello").mkdir(parents=True)
+    (root / "hello" / "SKILL.md").write_text(
+        "---\nname: hello\ndescription: Say hello to someone.\n---\nSay hello.\n"
+    )
+    return root
+
+
+@pytest.mark.parametrize("as_given", [str, Path, lambda p: [str(p)], lambda p: (p,)])
+def test_roots_take_one_path_or_a_list(settings: Settings, tmp_path: Path, as_given: Any) -> None:
+    root = _one_skill_root(tmp_path)
+    agent = build_agent(
+        settings, model=bash_model(), cwd=tmp_path, roots=as_given(root), no_defaults=True
+    )
+    with agent:
+        assert agent.skills is not None and agent.skills.names() == ["hello"]

@@ -88,3 +88,18 @@ async def test_send_to_a_session_paused_for_a_question_says_to_answer(
         await service.wait(sid)
         with pytest.raises(SessionError, match=rf"answer\({sid!r}, 'q1', \.\.\.\)"):
             await service.send(sid, "more")
+
+
+async def test_roots_given_as_one_string_are_one_root(tmp_path: Path, work: Path) -> None:
+    """A lone string was one root per character: "/" among them, so the whole
+    filesystem was scanned for skills."""
+    root = tmp_path / "kit"
+    (root / "hello").mkdir(parents=True)
+    (root / "hello" / "SKILL.md").write_text(
+        "---\nname: hello\ndescription: Say hello to someone.\n---\nSay hello.\n"
+    )
+    service = SessionService(
+        model=f"scripted:{write_then_done(tmp_path)}", cwd=work, roots=str(root), no_defaults=True
+    )
+    assert service.scan.roots == (root,)
+    assert service.registry.names() == ["hello"]

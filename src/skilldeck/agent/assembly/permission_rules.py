@@ -28,7 +28,9 @@ from skilldeck.tools.builtin import BUILTIN_TOOL_NAMES
 __all__ = ["KNOWN_TOOLS", "config_rules", "permission_policy", "warn_unknown_tools"]
 
 #: tools a rule may name although a given agent does not hold them (one config file
-#: serves every agent: a sub-agent without ``Task``, a run with ``tools=`` replaced)
+#: serves every agent: a sub-agent without ``Task``, a run with ``tools=`` replaced).
+#: ``NotebookEdit`` is Claude Code's: settings shared with it name it, and skilldeck,
+#: which has no such tool, lets the rule stand silently rather than call it a typo.
 KNOWN_TOOLS = frozenset(
     {*BUILTIN_TOOL_NAMES, *TOOL_FAMILIES, "Memory", "Skill", "TaskOutput", "NotebookEdit"}
 )
