@@ -224,6 +224,18 @@ def read_toml(path: Path) -> dict[str, Any]:
     return {} if raw is None else parse_toml(raw, path)
 
 
+def read_toml_text(path: Path) -> str:
+    """The text of one TOML file, checked as :func:`read_toml` checks it ('' for no
+    file): what a writer edits in place, keeping its comments."""
+    raw, error = _read_bytes(path)
+    if error is not None:
+        raise error
+    if raw is None:
+        return ""
+    parse_toml(raw, path)
+    return raw.decode("utf-8")
+
+
 def parse_toml(data: bytes, path: Path) -> dict[str, Any]:
     """``data`` (the content of ``path``) as a table; broken TOML is a ConfigError."""
     import tomllib  # stdlib, but not needed by a fast path without config files

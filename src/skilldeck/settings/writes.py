@@ -10,12 +10,13 @@ hold that file's values).
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from skilldeck._atomic import atomic_write_text
-from skilldeck.settings.layers import deep_merge, read_toml
+from skilldeck.settings.layers import read_toml, read_toml_text
 from skilldeck.trust import Assessment, TrustState, assess_workspace
 
 __all__ = ["Written", "record_disabled", "record_enabled", "update_config_file"]
@@ -50,12 +51,27 @@ class Written:
 
 
 def update_config_file(path: Path, updates: dict[str, Any]) -> None:
-    """Deep-merge ``updates`` into the TOML file at ``path``, atomically."""
-    import tomli_w  # only writers need it; kept off every settings load
+    """Deep-merge ``updates`` into the TOML file at ``path``, atomically, editing the
+    file's own document (tomlkit): its comments, order and layout stay, and only the
+    values that change are written (a hand-kept ``config.toml`` lost every comment
+    to ``skills disable`` when the file was written anew)."""
+    import tomlkit  # only writers need it; kept off every settings load
 
-    merged = deep_merge(read_toml(path), updates)
+    document = tomlkit.parse(read_toml_text(path))
+    _merge_into(document, _jsonable(updates))
     path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, tomli_w.dumps(_jsonable(merged)))
+    atomic_write_text(path, tomlkit.dumps(document))
+
+
+def _merge_into(table: MutableMapping[str, Any], updates: dict[str, Any]) -> None:
+    """As :func:`~skilldeck.settings.layers.deep_merge`, in place: tables merge key by
+    key, any other value replaces."""
+    for key, value in updates.items():
+        current = table.get(key)
+        if isinstance(value, dict) and isinstance(current, MutableMapping):
+            _merge_into(current, value)
+        else:
+            table[key] = value
 
 
 def record_disabled(settings: _Writable, name: str) -> Written:
