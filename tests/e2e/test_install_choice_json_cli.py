@@ -31,7 +31,7 @@ def test_json_candidates_name_their_folders(tmp_path: Path) -> None:
     assert listed.returncode == 1
     doc = json.loads(listed.stdout)
     assert doc["error"] == (
-        f"{archive} holds 2 skills: Choose with --skill NAME (repeatable) or install them "
+        f"{archive} holds 2 skills; choose with --skill NAME (repeatable) or install them "
         "all with --all."
     )
     description = "The twin skill for source tests ({}). Use when testing installs."

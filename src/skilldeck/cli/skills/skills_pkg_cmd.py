@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import tempfile
 import textwrap
@@ -249,10 +250,12 @@ def _choices_as_json(as_json: bool) -> Iterator[None]:
 
 def choice_json(error: SkillChoiceError) -> dict[str, Any]:
     """``--json``'s "choose": the whole message — less the listing, which
-    ``candidates`` carries — and each candidate as ``{name, subpath, description}``."""
+    ``candidates`` carries, so "holds 2 skills:" goes on after a semicolon — and each
+    candidate as ``{name, subpath, description}``."""
     lines = [line.strip() for line in str(error).splitlines() if not line.startswith("  ")]
+    text = re.sub(r": ([A-Z])", lambda m: f"; {m[1].lower()}", " ".join(lines), count=1)
     return {
-        "error": " ".join(lines),
+        "error": text,
         "candidates": [
             c.to_dict() if isinstance(c, Choice) else {"name": c, "subpath": "", "description": ""}
             for c in error.candidates
