@@ -152,6 +152,11 @@ def test_sigkill_never_corrupts_the_store_or_loses_a_turn(tmp_path: Path) -> Non
 # ---- atomic config and lock files ------------------------------------------------------
 
 SIZE = H.scale(60_000, 120_000)
+#: a config write edits the file as a TOML document (tomlkit keeps its comments),
+#: about ten times slower per entry than the lock's JSON: a tenth of the entries keeps
+#: one write near the lock's duration (~0.3 s), so a kill 0-0.8 s after the first
+#: write lands before, during and after later ones
+CONFIG_SIZE = SIZE // 10
 WRITERS = {
     "config": f"""
 import sys
@@ -160,8 +165,8 @@ from skilldeck.config import update_config_file
 path, n = Path(sys.argv[1]), 0
 while True:
     v = n % 2
-    update_config_file(path, {{"stress": {{"version": v}},
-                              "skills": {{"disabled": [f"v{{v}}-{{i}}" for i in range({SIZE})]}}}})
+    names = [f"v{{v}}-{{i}}" for i in range({CONFIG_SIZE})]
+    update_config_file(path, {{"stress": {{"version": v}}, "skills": {{"disabled": names}}}})
     print(n, flush=True)
     n += 1
 """,
@@ -189,7 +194,7 @@ def _versions(kind: str, path: Path) -> set[str]:
         data = read_toml(path)
         version = str(data["stress"]["version"])
         disabled = data["skills"]["disabled"]
-        assert len(disabled) == SIZE, f"{len(disabled)} entries"
+        assert len(disabled) == CONFIG_SIZE, f"{len(disabled)} entries"
         return {version} | {d.split("-")[0][1:] for d in disabled}
     lock = LockFile.read(path)
     assert len(lock.skills) == 20

@@ -66,12 +66,34 @@ def update_config_file(path: Path, updates: dict[str, Any]) -> None:
 def _merge_into(table: MutableMapping[str, Any], updates: dict[str, Any]) -> None:
     """As :func:`~skilldeck.settings.layers.deep_merge`, in place: tables merge key by
     key, any other value replaces."""
+    import tomlkit
+
     for key, value in updates.items():
         current = table.get(key)
-        if isinstance(value, dict) and isinstance(current, MutableMapping):
+        if isinstance(value, dict):
+            if not isinstance(current, MutableMapping):
+                current = table[key] = tomlkit.table()
             _merge_into(current, value)
         else:
-            table[key] = value
+            table[key] = _toml_value(value)
+
+
+#: longer lists are converted by parsing (below); shorter ones stay on one line
+_SHORT_LIST = 500
+
+
+def _toml_value(value: Any) -> Any:
+    """``value`` as a tomlkit item. tomlkit's own conversion of a Python list is
+    quadratic (a 60,000-name ``disabled`` list took minutes in
+    ``tests/stress/test_stress_crash.py``), its parser linear: a long list is parsed
+    from tomli-w's text of it (one item a line)."""
+    import tomlkit
+
+    if not isinstance(value, list) or len(value) <= _SHORT_LIST:
+        return tomlkit.item(value)
+    import tomli_w
+
+    return tomlkit.parse(tomli_w.dumps({"value": value}))["value"]
 
 
 def record_disabled(settings: _Writable, name: str) -> Written:

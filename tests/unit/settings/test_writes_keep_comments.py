@@ -78,3 +78,16 @@ def test_nested_updates_merge_into_existing_tables(tmp_path: Path) -> None:
     update_config_file(path, {"a": {"b": {"new": Path("/p")}, "drop": None}})
     assert read_toml(path) == {"a": {"keep": 1, "b": {"old": "x", "new": "/p"}}}
     assert "# one" in path.read_text(encoding="utf-8")
+
+
+def test_a_long_list_is_written_one_name_a_line(tmp_path: Path) -> None:
+    """tomlkit builds a Python list into an array in quadratic time, so a long one is
+    parsed from tomli-w's text instead (one name a line; the stress test times it),
+    and reads back exactly."""
+    path = tmp_path / "c.toml"
+    path.write_text("# keep me\n[skills]\n", encoding="utf-8")
+    names = [f"skill-{i}" for i in range(20_000)]
+    update_config_file(path, {"skills": {"disabled": names}})
+    assert read_toml(path)["skills"]["disabled"] == names
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# keep me\n[skills]\ndisabled = [\n")
